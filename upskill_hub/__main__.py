@@ -1,0 +1,3 @@
+from upskill_hub.cli.main import main
+
+main()

@@ -1,0 +1,77 @@
+"""The ``upskill-hub`` command: parses arguments, calls the library, prints.
+
+Each area registers its commands from its own module (``register(app)``). Heavy libraries
+(gradio, datasets, openai, anthropic, llama_cpp, matplotlib) are imported only inside commands.
+Library errors become one line on stderr and an exit code here, and only here.
+"""
+
+from __future__ import annotations
+
+import importlib
+import sys
+
+import typer
+
+from upskill_hub import __version__
+from upskill_hub.errors import UpskillHubError
+
+#: Command modules under ``upskill_hub.cli``; each defines ``register(app: typer.Typer)``.
+COMMAND_MODULES = (
+    "skill_commands",
+    "registry_commands",
+    "eval_commands",
+    "results_commands",
+    "hub_commands",
+    "generate_commands",
+    "space_commands",
+)
+
+app = typer.Typer(
+    name="upskill-hub",
+    help="Validate, evaluate, publish and install Agent Skills on the Hugging Face Hub.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+    context_settings={"help_option_names": ["-h", "--help"]},
+)
+
+
+def _version(value: bool) -> None:
+    if value:
+        print(f"upskill-hub {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _root(
+    version: bool = typer.Option(
+        False, "--version", callback=_version, is_eager=True, help="Print the version and exit."
+    ),
+) -> None:
+    """Validate, evaluate, publish and install Agent Skills on the Hugging Face Hub."""
+
+
+for _name in COMMAND_MODULES:
+    try:
+        _module = importlib.import_module(f"upskill_hub.cli.{_name}")
+    except ModuleNotFoundError as _exc:  # an area not built yet
+        if _exc.name != f"upskill_hub.cli.{_name}":
+            raise
+        continue
+    _module.register(app)
+
+
+def main() -> None:
+    """Console-script entry point: the one place errors become a line and an exit code."""
+    try:
+        app()
+    except UpskillHubError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        sys.exit(exc.exit_code)
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        sys.exit(130)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,43 @@
+"""Printing helpers shared by the command modules: JSON output and a lazily built rich console."""
+
+from __future__ import annotations
+
+import json
+import sys
+from enum import StrEnum
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+
+class OutputFormat(StrEnum):
+    text = "text"
+    json = "json"
+
+
+_console: Console | None = None
+_err_console: Console | None = None
+
+
+def console() -> Console:
+    global _console
+    if _console is None:
+        from rich.console import Console
+
+        _console = Console(highlight=False, soft_wrap=True)
+    return _console
+
+
+def err_console() -> Console:
+    global _err_console
+    if _err_console is None:
+        from rich.console import Console
+
+        _err_console = Console(stderr=True, highlight=False, soft_wrap=True)
+    return _err_console
+
+
+def print_json(data: Any) -> None:
+    sys.stdout.write(json.dumps(data, indent=2, ensure_ascii=False, default=str) + "\n")
+    sys.stdout.flush()

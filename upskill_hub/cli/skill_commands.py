@@ -1,0 +1,86 @@
+"""``validate``, ``to-prompt`` and ``init``: commands over local skill folders."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+
+from upskill_hub.cli.output import OutputFormat, console, print_json
+from upskill_hub.errors import UsageError
+
+FORMAT_OPTION = typer.Option(OutputFormat.text, "--format", help="Output format: text or json.")
+
+
+def validate(
+    paths: list[Path] = typer.Argument(
+        ..., help="Skill folders, SKILL.md files, or folders of skills (searched recursively)."
+    ),
+    output_format: OutputFormat = FORMAT_OPTION,
+) -> None:
+    """Check skills against the agentskills.io spec. Exit 0 if all are valid, 1 if any is not."""
+    from upskill_hub.skill import discover_skills, validate_skill
+
+    skill_dirs: list[Path] = []
+    for path in paths:
+        skill_dirs.extend(discover_skills(path))
+    reports = [validate_skill(d) for d in skill_dirs]
+    all_valid = all(r.valid for r in reports)
+    if output_format is OutputFormat.json:
+        print_json({"valid": all_valid, "skills": [r.to_dict() for r in reports]})
+    else:
+        out = console()
+        for report in reports:
+            label = report.name or report.path.name
+            status = "[green]valid[/green]" if report.valid else "[red]invalid[/red]"
+            out.print(f"{status} [bold]{label}[/bold] ({report.path})")
+            for finding in report.errors + report.warnings:
+                colour = "red" if finding.severity == "error" else "yellow"
+                out.print(
+                    f"  [{colour}]{finding.severity}[/{colour}] {finding.location()} "
+                    f"[dim]{finding.rule}[/dim] {finding.message}",
+                    markup=True,
+                    highlight=False,
+                )
+        n_bad = sum(not r.valid for r in reports)
+        n_warn = sum(len(r.warnings) for r in reports)
+        out.print(
+            f"{len(reports)} skill(s): {len(reports) - n_bad} valid, {n_bad} invalid, "
+            f"{n_warn} warning(s)"
+        )
+    raise typer.Exit(0 if all_valid else 1)
+
+
+def to_prompt(
+    paths: list[Path] = typer.Argument(..., help="Skill folders or folders of skills."),
+) -> None:
+    """Print the <available_skills> block agents put in their system prompt."""
+    from upskill_hub.skill import discover_skills, load_skill
+    from upskill_hub.skill.prompt import to_prompt as render
+
+    skills = [load_skill(d, with_tests=False) for p in paths for d in discover_skills(p)]
+    print(render(skills))
+
+
+def init(
+    name: str = typer.Argument(..., help="The skill name (lowercase a-z, 0-9, hyphens)."),
+    directory: Path = typer.Option(Path("."), "--dir", help="Parent folder for the new skill."),
+    description: str = typer.Option(None, "--description", help="The skill's description."),
+    output_format: OutputFormat = FORMAT_OPTION,
+) -> None:
+    """Scaffold a valid skill folder with SKILL.md and a starter skill_meta.json."""
+    from upskill_hub.skill.scaffold import scaffold_skill
+
+    if directory.exists() and not directory.is_dir():
+        raise UsageError(f"--dir {directory}: not a directory")
+    target = scaffold_skill(name, directory, description=description)
+    if output_format is OutputFormat.json:
+        print_json({"path": str(target), "name": name})
+    else:
+        console().print(f"Created {target} (edit SKILL.md, then: upskill-hub validate {target})")
+
+
+def register(app: typer.Typer) -> None:
+    app.command()(validate)
+    app.command("to-prompt")(to_prompt)
+    app.command()(init)

@@ -1,0 +1,89 @@
+"""Typed errors raised by the library.
+
+Every error the user can cause or fix derives from :class:`UpskillHubError`. The CLI turns these
+into one line and an exit code in exactly one place (``upskill_hub.cli.main``); the library never
+prints them itself.
+"""
+
+from __future__ import annotations
+
+
+class UpskillHubError(Exception):
+    """Base class. ``str(err)`` is a one-line message naming the file, field, flag or repo."""
+
+    exit_code: int = 1
+
+
+class UsageError(UpskillHubError):
+    """Bad arguments: a missing path, an unknown flag value, conflicting options."""
+
+    exit_code = 2
+
+
+class SkillNotFound(UpskillHubError):
+    """A path that holds no skill (no SKILL.md)."""
+
+    exit_code = 2
+
+
+class InvalidSkill(UpskillHubError):
+    """A skill that fails validation where a valid one is required (push, pull, eval)."""
+
+
+class InvalidTestFile(UpskillHubError):
+    """A test-case file (skill_meta.json or --tests FILE) that cannot be read."""
+
+
+class UnsafeSkill(UpskillHubError):
+    """The security scan refused a skill (see ``registry.scan``)."""
+
+
+class HubError(UpskillHubError):
+    """A Hub request failed; the message names the repo and what to do."""
+
+
+class RepoNotFound(HubError):
+    pass
+
+
+class RevisionNotFound(HubError):
+    pass
+
+
+class LockError(UpskillHubError):
+    """The lock file is missing, unreadable, or would change under ``--frozen``."""
+
+
+class LocalModifications(UpskillHubError):
+    """An installed skill was edited locally; ``--force`` overwrites."""
+
+
+class ProviderError(UpskillHubError):
+    """A model provider call failed.
+
+    ``retryable`` marks 429, 5xx, timeouts and dropped connections; ``retry_after`` carries the
+    server's Retry-After in seconds when it sent one.
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        retryable: bool = False,
+        status: int | None = None,
+        retry_after: float | None = None,
+    ) -> None:
+        super().__init__(message)
+        self.retryable = retryable
+        self.status = status
+        self.retry_after = retry_after
+
+
+class UnknownModel(UsageError):
+    """A model string that names no provider or alias."""
+
+
+class EvalCancelled(UpskillHubError):
+    """An evaluation stopped by its cancellation token; finished samples are kept."""
+
+    exit_code = 130

@@ -1,0 +1,27 @@
+"""The one interface every model provider implements."""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Sequence
+
+from upskill_hub.evaluation.types import Completion, GenerationParams, Message
+
+
+class Provider(ABC):
+    """A model behind some API. Small: one class per API, one method that matters.
+
+    ``model_id`` is the canonical model string (``openai:gpt-4o-mini``, ``local``...), used as the
+    ``model`` field of samples. ``complete`` raises :class:`upskill_hub.errors.ProviderError`
+    (``retryable`` for 429, 5xx, timeouts and dropped connections) and never retries by itself:
+    retries with backoff are the runner's job, so every provider behaves the same.
+    """
+
+    model_id: str
+
+    @abstractmethod
+    async def complete(self, messages: Sequence[Message], params: GenerationParams) -> Completion:
+        """Send ``messages`` and return the reply text, the API's token usage and the latency."""
+
+    async def aclose(self) -> None:  # noqa: B027 - optional hook
+        """Release connections or models. Default: nothing to release."""

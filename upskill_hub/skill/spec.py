@@ -1,0 +1,414 @@
+"""The agentskills.io rules, each with a stable id, checked against a skill folder.
+
+Spec rules are errors; spec guidance (body size, reference depth, missing referenced files) and
+documented agent extension fields are warnings. See ``RULES`` for every id.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from upskill_hub.errors import InvalidSkill, InvalidTestFile
+from upskill_hub.skill.findings import Finding, Severity
+from upskill_hub.skill.frontmatter import parse_skill_md
+from upskill_hub.skill.model import SKILL_FILENAME, read_skill_md_text, skill_dir_of
+from upskill_hub.skill.testcases import META_FILENAME, suite_from_obj
+
+SPEC_FIELDS = ("name", "description", "license", "compatibility", "metadata", "allowed-tools")
+
+#: Fields agents document beyond the spec: a warning naming the agent, not an error.
+EXTENSION_FIELDS: dict[str, str] = {
+    "argument-hint": "Claude Code",
+    "disable-model-invocation": "Claude Code",
+    "user-invocable": "Claude Code",
+    "model": "Claude Code",
+    "context": "Claude Code",
+    "agent": "Claude Code",
+    "hooks": "Claude Code",
+}
+
+NAME_MAX = 64
+DESCRIPTION_MAX = 1024
+COMPATIBILITY_MAX = 500
+BODY_MAX_LINES = 500
+BODY_MAX_TOKENS = 5000
+
+#: rule id -> what it checks (documentation and tests iterate over this).
+RULES: dict[str, str] = {
+    "file.missing": "the folder holds a SKILL.md",
+    "file.name-case": "the file is named SKILL.md exactly (not skill.md)",
+    "file.not-regular": "SKILL.md is a regular file",
+    "file.unreadable": "SKILL.md can be read (no symlink loop, permissions, size limit)",
+    "file.encoding": "SKILL.md is UTF-8",
+    "frontmatter.missing": "SKILL.md starts with --- frontmatter",
+    "frontmatter.unclosed": "the frontmatter is closed by a --- line",
+    "frontmatter.yaml": "the frontmatter is valid YAML without anchors, aliases or deep nesting",
+    "frontmatter.too-large": "the frontmatter is at most 64 KiB",
+    "frontmatter.not-mapping": "the frontmatter is a YAML mapping",
+    "frontmatter.duplicate-key": "no key appears twice",
+    "frontmatter.unknown-field": "only spec fields (and documented agent extensions) appear",
+    "frontmatter.extension-field": "(warning) an agent-specific field other agents ignore",
+    "name.missing": "name is present",
+    "name.type": "name is a non-empty string",
+    "name.length": "name is at most 64 characters",
+    "name.lowercase": "name is lowercase",
+    "name.charset": "name holds only a-z, 0-9 and -",
+    "name.hyphen-edge": "name neither starts nor ends with -",
+    "name.double-hyphen": "name holds no --",
+    "name.directory": "name equals the folder name",
+    "description.missing": "description is present",
+    "description.type": "description is a non-empty string",
+    "description.length": "description is at most 1024 characters",
+    "license.type": "license is a string",
+    "compatibility.type": "compatibility is a string",
+    "compatibility.length": "compatibility is 1-500 characters",
+    "metadata.type": "metadata maps strings to strings",
+    "allowed-tools.type": "allowed-tools is a space-separated string",
+    "body.lines": "(warning) the body is under 500 lines",
+    "body.tokens": "(warning) the body is under about 5000 tokens",
+    "body.empty": "(warning) the body has instructions",
+    "refs.depth": "(warning) file references are relative and one level deep",
+    "refs.missing": "(warning) referenced files exist",
+    "meta.json": "skill_meta.json is valid JSON",
+    "meta.schema": "skill_meta.json matches schemas/skill_meta.schema.json",
+}
+
+
+@dataclass
+class SkillReport:
+    """Validation result for one skill folder."""
+
+    path: Path
+    name: str | None
+    findings: list[Finding] = field(default_factory=list)
+
+    @property
+    def errors(self) -> list[Finding]:
+        return [f for f in self.findings if f.severity == "error"]
+
+    @property
+    def warnings(self) -> list[Finding]:
+        return [f for f in self.findings if f.severity == "warning"]
+
+    @property
+    def valid(self) -> bool:
+        return not self.errors
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "path": str(self.path),
+            "name": self.name,
+            "valid": self.valid,
+            "errors": [f.to_dict() for f in self.errors],
+            "warnings": [f.to_dict() for f in self.warnings],
+        }
+
+
+def estimate_tokens(text: str) -> int:
+    """A network-free token estimate: about four characters per token."""
+    return math.ceil(len(text) / 4)
+
+
+class _Collector:
+    def __init__(self, key_lines: dict[str, int]) -> None:
+        self.findings: list[Finding] = []
+        self.key_lines = key_lines
+
+    def add(
+        self,
+        rule: str,
+        message: str,
+        *,
+        key: str | None = None,
+        severity: Severity = "error",
+        line: int | None = None,
+        file: str = SKILL_FILENAME,
+    ) -> None:
+        if line is None and key is not None:
+            line = self.key_lines.get(key)
+        self.findings.append(Finding(rule, severity, message, file, line))
+
+
+def _check_fields(fm: dict[str, Any], out: _Collector) -> None:
+    unknown = [k for k in fm if k not in SPEC_FIELDS and k not in EXTENSION_FIELDS]
+    if unknown:
+        out.add(
+            "frontmatter.unknown-field",
+            f"Unexpected fields in frontmatter: {', '.join(sorted(unknown))}. "
+            f"Only {list(SPEC_FIELDS)} are allowed.",
+            key=unknown[0],
+        )
+    for key in fm:
+        if key in EXTENSION_FIELDS:
+            out.add(
+                "frontmatter.extension-field",
+                f"Field '{key}' is a {EXTENSION_FIELDS[key]} extension; other agents ignore it",
+                key=key,
+                severity="warning",
+            )
+
+
+def _check_name(fm: dict[str, Any], dir_name: str, out: _Collector) -> None:
+    if "name" not in fm:
+        out.add("name.missing", "Missing required field in frontmatter: name", line=1)
+        return
+    name = fm["name"]
+    if not isinstance(name, str) or not name.strip():
+        out.add("name.type", "Field 'name' must be a non-empty string", key="name")
+        return
+    if len(name) > NAME_MAX:
+        out.add(
+            "name.length",
+            f"Skill name '{name}' exceeds {NAME_MAX} character limit ({len(name)} chars)",
+            key="name",
+        )
+    if name != name.lower():
+        out.add("name.lowercase", f"Skill name '{name}' must be lowercase", key="name")
+    elif not re.fullmatch(r"[a-z0-9-]+", name):
+        out.add(
+            "name.charset",
+            f"Skill name '{name}' may only contain a-z, 0-9 and hyphens",
+            key="name",
+        )
+    if name.startswith("-") or name.endswith("-"):
+        out.add("name.hyphen-edge", "Skill name cannot start or end with a hyphen", key="name")
+    if "--" in name:
+        out.add("name.double-hyphen", "Skill name cannot contain consecutive hyphens", key="name")
+    if dir_name != name:
+        out.add(
+            "name.directory",
+            f"Directory name '{dir_name}' must match skill name '{name}'",
+            key="name",
+        )
+
+
+def _check_description(fm: dict[str, Any], out: _Collector) -> None:
+    if "description" not in fm:
+        out.add("description.missing", "Missing required field in frontmatter: description", line=1)
+        return
+    desc = fm["description"]
+    if not isinstance(desc, str) or not desc.strip():
+        out.add(
+            "description.type", "Field 'description' must be a non-empty string", key="description"
+        )
+    elif len(desc) > DESCRIPTION_MAX:
+        out.add(
+            "description.length",
+            f"Description exceeds {DESCRIPTION_MAX} character limit ({len(desc)} chars)",
+            key="description",
+        )
+
+
+def _check_optional(fm: dict[str, Any], out: _Collector) -> None:
+    if "license" in fm and not isinstance(fm["license"], str):
+        out.add("license.type", "Field 'license' must be a string", key="license")
+    if "compatibility" in fm:
+        compat = fm["compatibility"]
+        if not isinstance(compat, str):
+            out.add(
+                "compatibility.type", "Field 'compatibility' must be a string", key="compatibility"
+            )
+        elif not compat.strip():
+            out.add(
+                "compatibility.length",
+                "Field 'compatibility' must not be empty",
+                key="compatibility",
+            )
+        elif len(compat) > COMPATIBILITY_MAX:
+            out.add(
+                "compatibility.length",
+                f"Compatibility exceeds {COMPATIBILITY_MAX} character limit ({len(compat)} chars)",
+                key="compatibility",
+            )
+    if "metadata" in fm:
+        meta = fm["metadata"]
+        if not isinstance(meta, dict):
+            out.add(
+                "metadata.type",
+                "Field 'metadata' must be a mapping of strings to strings",
+                key="metadata",
+            )
+        else:
+            bad = [
+                str(k) for k, v in meta.items() if not isinstance(k, str) or not isinstance(v, str)
+            ]
+            if bad:
+                out.add(
+                    "metadata.type",
+                    f"Field 'metadata' values must be strings (not: {', '.join(bad[:5])})",
+                    key="metadata",
+                )
+    if "allowed-tools" in fm and not isinstance(fm["allowed-tools"], str):
+        out.add(
+            "allowed-tools.type",
+            "Field 'allowed-tools' must be a space-separated string, not a "
+            f"{type(fm['allowed-tools']).__name__}",
+            key="allowed-tools",
+        )
+
+
+_LINK = re.compile(r"!?\[[^\]\n]*\]\(\s*<?([^)\s>]+)>?(?:\s+\"[^\"]*\")?\s*\)")
+_CODE_PATH = re.compile(r"`((?:scripts|references|assets)/[^`\s]+)`")
+
+
+def _referenced_paths(body: str) -> list[tuple[str, int]]:
+    refs: list[tuple[str, int]] = []
+    in_fence = False
+    for offset, line in enumerate(body.split("\n")):
+        if line.lstrip().startswith(("```", "~~~")):
+            in_fence = not in_fence
+            continue
+        if in_fence:
+            continue
+        for match in _LINK.finditer(line):
+            refs.append((match.group(1), offset))
+        for match in _CODE_PATH.finditer(line):
+            refs.append((match.group(1), offset))
+    return refs
+
+
+def _check_body(skill_dir: Path, body: str, start_line: int, out: _Collector) -> None:
+    if not body.strip():
+        out.add(
+            "body.empty",
+            "SKILL.md has no instructions after the frontmatter",
+            severity="warning",
+            line=start_line,
+        )
+        return
+    n_lines = body.count("\n") + 1
+    if n_lines > BODY_MAX_LINES:
+        out.add(
+            "body.lines",
+            f"Body has {n_lines} lines (guidance: under {BODY_MAX_LINES})",
+            severity="warning",
+            line=start_line,
+        )
+    tokens = estimate_tokens(body)
+    if tokens > BODY_MAX_TOKENS:
+        out.add(
+            "body.tokens",
+            f"Body is about {tokens} tokens (guidance: under {BODY_MAX_TOKENS}); "
+            "move detail into references/",
+            severity="warning",
+            line=start_line,
+        )
+    seen: set[str] = set()
+    for target, offset in _referenced_paths(body):
+        if re.match(r"^[a-zA-Z][a-zA-Z0-9+.-]*:", target) or target.startswith("#"):
+            continue  # URLs, mailto:, anchors
+        ref = target.split("#", 1)[0].split("?", 1)[0]
+        if not ref or ref in seen:
+            continue
+        seen.add(ref)
+        line = start_line + offset
+        parts = [p for p in ref.split("/") if p not in ("", ".")]
+        if ref.startswith("/") or ".." in parts:
+            out.add(
+                "refs.depth",
+                f"Reference '{ref}' must be a relative path inside the skill",
+                severity="warning",
+                line=line,
+            )
+            continue
+        if len(parts) > 2:
+            out.add(
+                "refs.depth",
+                f"Reference '{ref}' is {len(parts) - 1} levels deep (guidance: one level)",
+                severity="warning",
+                line=line,
+            )
+        if not (skill_dir / "/".join(parts)).exists():
+            out.add(
+                "refs.missing",
+                f"Referenced file '{ref}' does not exist",
+                severity="warning",
+                line=line,
+            )
+
+
+def _check_meta(skill_dir: Path, out: _Collector) -> None:
+    meta = skill_dir / META_FILENAME
+    if not meta.is_file():
+        return
+    try:
+        data = json.loads(meta.read_text(encoding="utf-8-sig"))
+    except (OSError, UnicodeDecodeError) as exc:
+        out.add(
+            "meta.json",
+            f"cannot read {META_FILENAME} ({exc.__class__.__name__})",
+            file=META_FILENAME,
+        )
+        return
+    except json.JSONDecodeError as exc:
+        out.add("meta.json", f"Invalid JSON: {exc.msg}", line=exc.lineno, file=META_FILENAME)
+        return
+    from upskill_hub.skill.schemas import schema_errors
+
+    problems = schema_errors("skill_meta", data)
+    for where, message in problems:
+        out.add("meta.schema", f"{where}: {message}", file=META_FILENAME)
+    if not problems:
+        try:
+            suite_from_obj(data, META_FILENAME)
+        except InvalidTestFile as exc:
+            out.add("meta.schema", str(exc).removeprefix(f"{META_FILENAME}: "), file=META_FILENAME)
+
+
+def _file_finding(rule: str, message: str, line: int | None = None) -> Finding:
+    return Finding(rule, "error", message, SKILL_FILENAME, line)
+
+
+def validate_skill(path: Path) -> SkillReport:
+    """Check one skill folder (or its SKILL.md) against every rule. Never raises on bad input."""
+    skill_dir = skill_dir_of(Path(path))
+    report = SkillReport(path=skill_dir, name=None)
+    skill_md = skill_dir / SKILL_FILENAME
+    try:
+        names = {p.name for p in skill_dir.iterdir()} if skill_dir.is_dir() else set()
+    except OSError:
+        names = set()
+    if SKILL_FILENAME not in names and not skill_md.is_symlink():
+        if "skill.md" in {n.lower() for n in names}:
+            report.findings.append(
+                _file_finding(
+                    "file.name-case", "Found a lowercase skill.md; the spec requires SKILL.md"
+                )
+            )
+        else:
+            report.findings.append(_file_finding("file.missing", "Missing required file: SKILL.md"))
+        return report
+    if skill_md.is_dir():
+        report.findings.append(
+            _file_finding("file.not-regular", "SKILL.md is a directory, not a file")
+        )
+        return report
+    try:
+        text = read_skill_md_text(skill_md)
+    except InvalidSkill as exc:
+        message = str(exc).split(": ", 1)[-1]
+        rule = "file.encoding" if "UTF-8" in message else "file.unreadable"
+        report.findings.append(_file_finding(rule, message))
+        return report
+    parsed = parse_skill_md(text)
+    report.findings.extend(parsed.findings)
+    fm = parsed.frontmatter
+    out = _Collector(parsed.key_lines)
+    if fm is not None:
+        name = fm.get("name")
+        report.name = name if isinstance(name, str) else None
+        _check_fields(fm, out)
+        _check_name(
+            fm, skill_dir.resolve().name if skill_dir.name in ("", ".") else skill_dir.name, out
+        )
+        _check_description(fm, out)
+        _check_optional(fm, out)
+        _check_body(skill_dir, parsed.body, parsed.body_start_line, out)
+    _check_meta(skill_dir, out)
+    report.findings.extend(out.findings)
+    return report
