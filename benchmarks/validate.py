@@ -33,7 +33,10 @@ def ensure_skills_ref() -> None:
 
 def generate(root: Path, count: int) -> list[Path]:
     rng = random.Random(7)
-    words = ["kernel", "build", "cuda", "tensor", "graph", "parse", "render", "deploy", "audit", "review", "plan", "test"]
+    words = [
+        *("kernel", "build", "cuda", "tensor", "graph", "parse"),
+        *("render", "deploy", "audit", "review", "plan", "test"),
+    ]
     dirs = []
     for i in range(count):
         name = f"{rng.choice(words)}-{rng.choice(words)}-{i}"
