@@ -1,0 +1,104 @@
+"""Agent install locations and project-root discovery."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from upskill_hub.errors import UsageError
+from upskill_hub.registry.targets import AGENTS, find_project_root, skills_dirs
+
+EXPECTED = {
+    "claude": (".claude/skills", ".claude/skills"),
+    "agents": (".agents/skills", ".agents/skills"),
+    "codex": (".codex/skills", ".codex/skills"),
+    "cursor": (".cursor/skills", ".cursor/skills"),
+    "copilot": (".github/skills", ".copilot/skills"),
+    "gemini": (".gemini/skills", ".gemini/skills"),
+    "opencode": (".opencode/skills", ".config/opencode/skills"),
+    "goose": (".goose/skills", ".config/goose/skills"),
+    "windsurf": (".windsurf/skills", ".codeium/windsurf/skills"),
+}
+
+
+@pytest.fixture
+def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    home = tmp_path / "home"
+    home.mkdir()
+    monkeypatch.setenv("HOME", str(home))
+    for var in ("CLAUDE_CONFIG_DIR", "CODEX_HOME", "XDG_CONFIG_HOME"):
+        monkeypatch.delenv(var, raising=False)
+    return home
+
+
+def test_every_agent_of_the_table(home: Path, tmp_path: Path) -> None:
+    assert set(AGENTS) == set(EXPECTED)
+    project = tmp_path / "proj"
+    for name, (project_dir, user_dir) in EXPECTED.items():
+        assert skills_dirs([name], project_root=project) == [project / project_dir]
+        assert skills_dirs([name], project_root=project, global_=True) == [home / user_dir]
+
+
+def test_default_agent_is_claude(home: Path, tmp_path: Path) -> None:
+    assert skills_dirs([], project_root=tmp_path) == [tmp_path / ".claude/skills"]
+    assert skills_dirs([], project_root=tmp_path, global_=True) == [home / ".claude/skills"]
+
+
+def test_config_dir_variables(home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(tmp_path / "claude-cfg"))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg"))
+    monkeypatch.setenv("CODEX_HOME", "~/codex-home")
+    got = skills_dirs(
+        ["claude", "opencode", "goose", "codex", "cursor"], project_root=tmp_path, global_=True
+    )
+    assert got == [
+        tmp_path / "claude-cfg/skills",
+        tmp_path / "xdg/opencode/skills",
+        tmp_path / "xdg/goose/skills",
+        home / "codex-home/skills",
+        home / ".cursor/skills",
+    ]
+    # project installs ignore them
+    assert skills_dirs(["claude"], project_root=tmp_path) == [tmp_path / ".claude/skills"]
+
+
+def test_order_is_kept_and_duplicates_dropped(tmp_path: Path) -> None:
+    got = skills_dirs(["agents", "Claude", "agents", "cursor"], project_root=tmp_path)
+    assert got == [
+        tmp_path / ".agents/skills",
+        tmp_path / ".claude/skills",
+        tmp_path / ".cursor/skills",
+    ]
+
+
+def test_unknown_agent_names_the_valid_ones(tmp_path: Path) -> None:
+    with pytest.raises(UsageError) as info:
+        skills_dirs(["claude", "vim"], project_root=tmp_path)
+    message = str(info.value)
+    assert "'vim'" in message
+    assert all(name in message for name in EXPECTED)
+
+
+def test_custom_dir_comes_first(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    project = tmp_path / "proj"
+    assert skills_dirs([], project_root=project, custom_dir=Path("my/skills")) == [
+        tmp_path / "my/skills"
+    ]
+    got = skills_dirs(["cursor"], project_root=project, custom_dir=tmp_path / "x")
+    assert got == [tmp_path / "x", project / ".cursor/skills"]
+
+
+def test_find_project_root(tmp_path: Path) -> None:
+    repo = tmp_path / "repo"
+    deep = repo / "src" / "pkg"
+    deep.mkdir(parents=True)
+    assert find_project_root(deep) == deep  # no git anywhere: the start dir
+    (repo / ".git").mkdir()
+    assert find_project_root(deep) == repo
+    assert find_project_root(repo) == repo
+    sub = deep / "vendored"
+    sub.mkdir()
+    (sub / ".git").write_text("gitdir: ../../.git/modules/vendored\n")  # submodule/worktree
+    assert find_project_root(sub / ".") == sub

@@ -1,0 +1,215 @@
+"""The project lock file ``upskill-hub.lock``: which skill came from which Hub commit.
+
+JSON with sorted keys, 2-space indent, a trailing newline and no timestamps, so rewriting an
+unchanged lock gives identical bytes. ``targets`` are the installed skill folders: relative to
+the project root, or ``~/...`` / absolute for ``--global`` installs.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+import stat
+from dataclasses import dataclass, field
+from pathlib import Path, PurePosixPath
+from typing import Any
+
+from upskill_hub.atomic_io import atomic_write_text
+from upskill_hub.errors import LockError
+
+LOCK_FILENAME = "upskill-hub.lock"
+LOCK_VERSION = 1
+REPO_TYPES = ("model", "dataset", "space")
+
+_COMMIT = re.compile(r"[0-9a-f]{40}")
+_SHA256 = re.compile(r"[0-9a-f]{64}")
+_CHUNK = 1 << 20
+
+
+@dataclass
+class LockedSkill:
+    """One installed skill: where it came from, what its files hashed to, where it went."""
+
+    name: str
+    repo_id: str
+    repo_type: str = "model"
+    ref: str | None = None
+    commit: str = ""
+    subpath: str = ""
+    files: dict[str, str] = field(default_factory=dict)
+    targets: list[str] = field(default_factory=list)
+
+    def target_paths(self, project_root: Path) -> list[Path]:
+        return [target_path(t, project_root) for t in self.targets]
+
+
+@dataclass
+class Lock:
+    skills: dict[str, LockedSkill] = field(default_factory=dict)
+
+
+def lock_path(root: Path) -> Path:
+    return Path(root) / LOCK_FILENAME
+
+
+def target_entry(path: Path, project_root: Path) -> str:
+    """How the lock records an install folder: project-relative, else ``~/...``, else absolute."""
+    path = Path(os.path.normpath(Path(path).expanduser().absolute()))
+    for base, prefix in ((Path(project_root).absolute(), ""), (Path.home(), "~/")):
+        base = Path(os.path.normpath(base))
+        if path != base and path.is_relative_to(base):
+            return prefix + path.relative_to(base).as_posix()
+    return path.as_posix()
+
+
+def target_path(entry: str, project_root: Path) -> Path:
+    """The folder a lock ``targets`` entry points at (inverse of :func:`target_entry`)."""
+    if entry.startswith("~"):
+        return Path(entry).expanduser()
+    path = Path(entry)
+    return path if path.is_absolute() else Path(project_root) / path
+
+
+def hash_tree(directory: Path) -> dict[str, str]:
+    """sha256 of every regular file under ``directory`` (symlinks not followed), sorted."""
+    root = Path(directory)
+    hashes: dict[str, str] = {}
+    for dirpath, dirnames, filenames in os.walk(root):
+        dirnames.sort()
+        for fname in filenames:
+            full = Path(dirpath) / fname
+            if not stat.S_ISREG(full.lstat().st_mode):
+                continue
+            hashes[full.relative_to(root).as_posix()] = _sha256_file(full)
+    return dict(sorted(hashes.items()))
+
+
+def _sha256_file(path: Path) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as fh:
+        while chunk := fh.read(_CHUNK):
+            digest.update(chunk)
+    return digest.hexdigest()
+
+
+def read_lock(root: Path) -> Lock:
+    """Read ``<root>/upskill-hub.lock``; missing means empty, anything malformed is a LockError."""
+    path = lock_path(root)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return Lock()
+    except (OSError, UnicodeDecodeError) as exc:
+        raise LockError(f"{path}: cannot read lock file: {exc}") from exc
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise LockError(
+            f"{path}: invalid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}"
+        ) from exc
+    try:
+        return _lock_from_json(data)
+    except ValueError as exc:
+        raise LockError(f"{path}: {exc}") from exc
+
+
+def write_lock(root: Path, lock: Lock) -> None:
+    """Write the lock atomically; refuses (LockError) what :func:`read_lock` would reject."""
+    path = lock_path(root)
+    try:
+        data = _lock_to_json(lock)
+        _lock_from_json(data)
+    except ValueError as exc:
+        raise LockError(f"{path}: refusing to write an invalid lock: {exc}") from exc
+    atomic_write_text(path, json.dumps(data, sort_keys=True, indent=2, ensure_ascii=False) + "\n")
+
+
+def _lock_to_json(lock: Lock) -> dict[str, Any]:
+    skills: dict[str, Any] = {}
+    for key, s in lock.skills.items():
+        if key != s.name:
+            raise ValueError(f"skill stored under {key!r} is named {s.name!r}")
+        skills[key] = {
+            "repo_id": s.repo_id,
+            "repo_type": s.repo_type,
+            "ref": s.ref,
+            "commit": s.commit,
+            "subpath": s.subpath,
+            "files": dict(sorted(s.files.items())),
+            "targets": list(dict.fromkeys(s.targets)),
+        }
+    return {"version": LOCK_VERSION, "skills": skills}
+
+
+def _lock_from_json(data: Any) -> Lock:
+    if not isinstance(data, dict):
+        raise ValueError("top level must be a JSON object")
+    if data.get("version") != LOCK_VERSION:
+        raise ValueError(f"unsupported lock version {data.get('version')!r} (expected 1)")
+    skills = data.get("skills", {})
+    if not isinstance(skills, dict):
+        raise ValueError("'skills' must be an object")
+    return Lock(skills={name: _skill_from_json(name, entry) for name, entry in skills.items()})
+
+
+def _skill_from_json(name: str, entry: Any) -> LockedSkill:
+    where = f"skills.{name}"
+    if not isinstance(entry, dict):
+        raise ValueError(f"{where} must be an object")
+    if not name or not _is_safe_relpath(name) or "/" in name:
+        raise ValueError(f"{where}: invalid skill name")
+    repo_id = _field(entry, where, "repo_id", str)
+    repo_type = _field(entry, where, "repo_type", str, "model")
+    ref = _field(entry, where, "ref", (str, type(None)), None)
+    commit = _field(entry, where, "commit", str)
+    subpath = _field(entry, where, "subpath", str, "")
+    files = _field(entry, where, "files", dict, {})
+    targets = _field(entry, where, "targets", list, [])
+    if not repo_id:
+        raise ValueError(f"{where}.repo_id must not be empty")
+    if repo_type not in REPO_TYPES:
+        raise ValueError(f"{where}.repo_type must be one of {', '.join(REPO_TYPES)}")
+    if not _COMMIT.fullmatch(commit):
+        raise ValueError(f"{where}.commit must be a 40-character hex commit sha, got {commit!r}")
+    if subpath and not _is_safe_relpath(subpath):
+        raise ValueError(f"{where}.subpath is not a safe relative path: {subpath!r}")
+    for rel, digest in files.items():
+        if not _is_safe_relpath(rel):
+            raise ValueError(f"{where}.files: unsafe path {rel!r}")
+        if not isinstance(digest, str) or not _SHA256.fullmatch(digest):
+            raise ValueError(f"{where}.files[{rel!r}] must be a sha256 hex digest")
+    if not all(isinstance(t, str) and t for t in targets):
+        raise ValueError(f"{where}.targets must be a list of non-empty strings")
+    return LockedSkill(
+        name=name,
+        repo_id=repo_id,
+        repo_type=repo_type,
+        ref=ref,
+        commit=commit,
+        subpath=subpath,
+        files=dict(sorted(files.items())),
+        targets=list(targets),
+    )
+
+
+_MISSING = object()
+
+
+def _field(entry: dict[str, Any], where: str, key: str, kind: Any, default: Any = _MISSING) -> Any:
+    if key not in entry:
+        if default is _MISSING:
+            raise ValueError(f"{where} is missing {key!r}")
+        return default
+    value = entry[key]
+    if not isinstance(value, kind):
+        raise ValueError(f"{where}.{key} has the wrong type ({type(value).__name__})")
+    return value
+
+
+def _is_safe_relpath(rel: str) -> bool:
+    if not rel or "\\" in rel or "\0" in rel or rel.startswith("/") or re.match(r"[A-Za-z]:", rel):
+        return False
+    parts = PurePosixPath(rel).parts
+    return all(p not in ("..", ".") for p in parts) and rel == PurePosixPath(rel).as_posix()
