@@ -1,0 +1,125 @@
+"""Server lifecycle: persistence across restarts, --token, and the CLI entry point."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import httpx
+import pytest
+from huggingface_hub import HfApi, hf_hub_download
+from huggingface_hub.errors import HfHubHTTPError, RepositoryNotFoundError
+
+from upskill_hub.errors import UsageError
+from upskill_hub.hub_server import running_server
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_restart_keeps_repos(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    with running_server(data) as server:
+        api = HfApi(endpoint=server.url)
+        api.create_repo("local-user/kept", repo_type="dataset")
+        commit = api.upload_file(
+            path_or_fileobj=b"persisted",
+            path_in_repo="keep.txt",
+            repo_id="local-user/kept",
+            repo_type="dataset",
+        )
+        api.create_tag("local-user/kept", tag="v1", repo_type="dataset")
+    with running_server(data) as server:
+        api = HfApi(endpoint=server.url)
+        assert api.dataset_info("local-user/kept").sha == commit.oid
+        assert api.dataset_info("local-user/kept", revision="v1").sha == commit.oid
+        path = hf_hub_download(
+            "local-user/kept",
+            "keep.txt",
+            repo_type="dataset",
+            endpoint=server.url,
+            cache_dir=tmp_path / "cache",
+        )
+        assert Path(path).read_bytes() == b"persisted"
+
+
+def test_token_restricts_writes_and_private_reads(tmp_path: Path) -> None:
+    with running_server(tmp_path / "data", token="s3cret") as server:
+        owner = HfApi(endpoint=server.url, token="s3cret")
+        stranger = HfApi(endpoint=server.url, token="wrong")
+        with pytest.raises(HfHubHTTPError) as err:
+            stranger.create_repo("local-user/guarded")
+        assert err.value.response.status_code == 401
+        owner.create_repo("local-user/guarded")
+        owner.create_repo("local-user/secret", private=True)
+        with pytest.raises(HfHubHTTPError) as err:
+            stranger.upload_file(
+                path_or_fileobj=b"x", path_in_repo="x.txt", repo_id="local-user/guarded"
+            )
+        assert err.value.response.status_code == 401
+        assert stranger.model_info("local-user/guarded").id == "local-user/guarded"
+        with pytest.raises(RepositoryNotFoundError):
+            stranger.model_info("local-user/secret")
+        with pytest.raises(RepositoryNotFoundError):
+            HfApi(endpoint=server.url, token=False).model_info("local-user/secret")
+        assert owner.model_info("local-user/secret").private is True
+
+
+def test_running_server_reports_a_busy_port(hub_server: object, tmp_path: Path) -> None:
+    port = int(os.environ["HF_ENDPOINT"].rsplit(":", 1)[1])
+    with pytest.raises(UsageError, match="already in use"), running_server(tmp_path, port=port):
+        pass
+
+
+def test_cli_prints_url_first_and_serves(tmp_path: Path) -> None:
+    env = {**os.environ, "PYTHONPATH": str(REPO_ROOT)}
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "upskill_hub",
+            "hub",
+            "serve",
+            "--port",
+            "0",
+            "--data",
+            str(tmp_path / "cli-data"),
+        ],
+        cwd=REPO_ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert proc.stdout is not None
+        url = proc.stdout.readline().strip()
+        assert url.startswith("http://127.0.0.1:")
+        reply = httpx.get(f"{url}/api/whoami-v2", headers={"Authorization": "Bearer t"})
+        assert reply.json()["name"] == "local-user"
+        api = HfApi(endpoint=url, token="t")
+        api.create_repo("local-user/from-cli")
+        assert api.list_repo_files("local-user/from-cli") == [".gitattributes"]
+    finally:
+        proc.terminate()
+        proc.wait(timeout=15)
+    assert (tmp_path / "cli-data" / "repos" / "models" / "local-user" / "from-cli").is_dir()
+
+
+def test_cli_rejects_an_unwritable_data_dir(tmp_path: Path) -> None:
+    blocker = tmp_path / "file"
+    blocker.write_text("not a dir")
+    env = {**os.environ, "PYTHONPATH": str(REPO_ROOT)}
+    done = subprocess.run(
+        [sys.executable, "-m", "upskill_hub", "hub", "serve", "--data", str(blocker / "sub")],
+        cwd=REPO_ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 2
+    assert done.stdout == ""
+    assert done.stderr.startswith("error: --data")
+    assert len(done.stderr.strip().splitlines()) == 1

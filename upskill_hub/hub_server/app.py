@@ -1,0 +1,221 @@
+"""The Starlette app: routes Hub API paths (matched on the raw, still-encoded path) to handlers.
+
+Starlette decodes ``%2F`` before routing, so revisions such as ``refs%2Fpr%2F1`` and folder
+paths sent as one encoded segment would be split wrongly by ordinary routes. The app has one
+catch-all route and splits ``scope["raw_path"]`` itself, decoding each segment separately.
+"""
+
+from __future__ import annotations
+
+import hmac
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+from urllib.parse import unquote
+
+from starlette.applications import Starlette
+from starlette.concurrency import run_in_threadpool
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.routing import Route
+
+from upskill_hub.hub_server.api_errors import HubApiError, repo_not_found
+from upskill_hub.hub_server.storage import REPO_TYPES, HubStore, RepoRef, RepoType
+
+_TYPE_BY_PLURAL: dict[str, RepoType] = {f"{t}s": t for t in REPO_TYPES}
+
+
+@dataclass
+class Call:
+    """One request, parsed: who is asking, for which repo, with which path segments."""
+
+    request: Request
+    store: HubStore
+    body: bytes
+    base_url: str
+    authorized: bool
+    anonymous: bool
+    repo: RepoRef | None = None
+    segments: list[str] = field(default_factory=list)
+
+    @property
+    def method(self) -> str:
+        return self.request.method
+
+    def query(self, name: str, default: str = "") -> str:
+        return self.request.query_params.get(name, default)
+
+    def flag(self, name: str) -> bool:
+        return self.query(name).lower() in ("1", "true", "yes")
+
+    def require_write(self) -> None:
+        if not self.authorized:
+            message = (
+                "Unauthorized: this server needs a write token"
+                if self.anonymous
+                else "Invalid credentials in Authorization header"
+            )
+            raise HubApiError(401, message)
+
+    def require_repo(self) -> tuple[RepoRef, dict[str, Any]]:
+        """The addressed repo and its metadata; private repos hide from unauthorized readers."""
+        assert self.repo is not None
+        meta = self.store.require_repo(self.repo)
+        if meta.get("private") and not self.can_read_private():
+            raise repo_not_found(self.repo.id, 401 if self.anonymous else 404)
+        return self.repo, meta
+
+    def can_read_private(self) -> bool:
+        return self.authorized and not self.anonymous
+
+    def repo_url(self, repo: RepoRef) -> str:
+        return f"{self.base_url}/{repo.url_prefix}{repo.id}"
+
+
+Handler = Callable[[Call], Response]
+
+
+def error_response(err: HubApiError) -> Response:
+    safe = err.message.replace("\n", " ").encode("latin-1", "replace").decode("latin-1")
+    headers = {"X-Error-Message": safe[:500], **err.headers}
+    if err.code:
+        headers["X-Error-Code"] = err.code
+    return JSONResponse({"error": err.message}, status_code=err.status, headers=headers)
+
+
+def take_revision(segments: list[str]) -> tuple[str, list[str]]:
+    """Split ``[rev, *rest]``; an unencoded ``refs/pr/N`` or ``refs/convert/X`` spans 3 segments."""
+    if not segments:
+        raise HubApiError(400, "Missing revision")
+    if len(segments) >= 3 and segments[0] == "refs" and segments[1] in ("pr", "convert"):
+        return "/".join(segments[:3]), segments[3:]
+    return segments[0], segments[1:]
+
+
+def split_raw_path(raw_path: bytes) -> list[str]:
+    text = raw_path.decode("latin-1")
+    parts = [unquote(p) for p in text.split("/")[1:]]
+    while parts and parts[-1] == "":
+        parts.pop()
+    return parts
+
+
+def create_app(data_dir: Path, token: str | None = None) -> Starlette:
+    """A Starlette app serving the Hub API from ``data_dir``.
+
+    A local stand-in for offline work, CI and tests; NOT a Hub replacement. With ``token`` set,
+    only ``Authorization: Bearer <token>`` may write or read private repos; without it any
+    request may write and any request carrying a token may read private repos.
+    """
+    from upskill_hub.hub_server import file_api, repo_api
+
+    store = HubStore(Path(data_dir))
+
+    def is_authorized(header: str) -> tuple[bool, bool]:
+        anonymous = not header.lower().startswith("bearer ") or not header[7:].strip()
+        if token is None:
+            return True, anonymous
+        ok = hmac.compare_digest(header.encode(), f"Bearer {token}".encode())
+        return ok, anonymous
+
+    async def dispatch(request: Request) -> Response:
+        segments = split_raw_path(request.scope.get("raw_path") or request.url.path.encode())
+        authorized, anonymous = is_authorized(request.headers.get("authorization", ""))
+        base_url = str(request.base_url).rstrip("/")
+        try:
+            if request.method == "PUT" and segments[:1] == ["_lfs-upload"]:
+                return await file_api.lfs_upload(request, store, segments[1:])
+            handler, repo, rest = _route(request.method, segments)
+            call = Call(
+                request=request,
+                store=store,
+                body=await request.body(),
+                base_url=base_url,
+                authorized=authorized,
+                anonymous=anonymous,
+                repo=repo,
+                segments=rest,
+            )
+            return await _run(handler, call)
+        except HubApiError as err:
+            return error_response(err)
+
+    async def _run(handler: Handler, call: Call) -> Response:
+        return await run_in_threadpool(handler, call)
+
+    def _route(method: str, segs: list[str]) -> tuple[Handler, RepoRef | None, list[str]]:
+        if segs[:1] == ["api"]:
+            return _route_api(method, segs[1:])
+        repo_type: RepoType = "model"
+        if len(segs) >= 4 and segs[0] in ("datasets", "spaces"):
+            repo_type = _TYPE_BY_PLURAL[segs[0]]
+            segs = segs[1:]
+        if (
+            len(segs) >= 2
+            and segs[1].endswith(".git")
+            and segs[2:]
+            == [
+                "info",
+                "lfs",
+                "objects",
+                "batch",
+            ]
+        ):
+            repo = RepoRef(repo_type, f"{segs[0]}/{segs[1][: -len('.git')]}")
+            return _only(method, "POST", file_api.lfs_batch), repo, []
+        if len(segs) >= 5 and segs[2] == "resolve":
+            repo = RepoRef(repo_type, f"{segs[0]}/{segs[1]}")
+            return _only(method, ("GET", "HEAD"), file_api.resolve), repo, segs[3:]
+        raise HubApiError(404, f"Not found: /{'/'.join(segs)}")
+
+    def _route_api(method: str, segs: list[str]) -> tuple[Handler, RepoRef | None, list[str]]:
+        if segs == ["whoami-v2"]:
+            return _only(method, "GET", repo_api.whoami), None, []
+        if segs == ["validate-yaml"]:
+            return _only(method, "POST", repo_api.validate_yaml), None, []
+        if segs == ["repos", "create"]:
+            return _only(method, "POST", repo_api.create_repo), None, []
+        if segs == ["repos", "delete"]:
+            return _only(method, "DELETE", repo_api.delete_repo), None, []
+        if not segs or segs[0] not in _TYPE_BY_PLURAL:
+            raise HubApiError(404, f"Not found: /api/{'/'.join(segs)}")
+        repo_type = _TYPE_BY_PLURAL[segs[0]]
+        if len(segs) == 1:
+            return _only(method, "GET", repo_api.list_repos), RepoRef(repo_type, ""), []
+        if len(segs) < 3:
+            raise HubApiError(404, f"Not found: /api/{'/'.join(segs)}")
+        repo = RepoRef(repo_type, f"{segs[1]}/{segs[2]}")
+        action, rest = (segs[3], segs[4:]) if len(segs) > 3 else ("", [])
+        table: dict[tuple[str, str], Handler] = {
+            ("", "GET"): repo_api.info,
+            ("revision", "GET"): repo_api.info,
+            ("tree", "GET"): repo_api.tree,
+            ("paths-info", "POST"): repo_api.paths_info,
+            ("preupload", "POST"): repo_api.preupload,
+            ("commit", "POST"): repo_api.commit,
+            ("refs", "GET"): repo_api.refs,
+            ("commits", "GET"): repo_api.commits,
+            ("branch", "POST"): repo_api.create_branch,
+            ("branch", "DELETE"): repo_api.delete_branch,
+            ("tag", "POST"): repo_api.create_tag,
+            ("tag", "DELETE"): repo_api.delete_tag,
+            ("settings", "PUT"): repo_api.settings,
+        }
+        handler = table.get((action, "GET" if method == "HEAD" else method))
+        if handler is None:
+            raise HubApiError(404, f"Not found: {method} /api/{'/'.join(segs)}")
+        return handler, repo, rest
+
+    def _only(method: str, allowed: str | tuple[str, ...], handler: Handler) -> Handler:
+        if method not in ((allowed,) if isinstance(allowed, str) else allowed):
+            raise HubApiError(405, f"Method {method} not allowed here")
+        return handler
+
+    app = Starlette(
+        routes=[
+            Route("/{path:path}", dispatch, methods=["GET", "HEAD", "POST", "PUT", "DELETE"]),
+        ]
+    )
+    app.state.store = store
+    return app

@@ -1,0 +1,144 @@
+"""Run the local Hub server: blocking (:func:`serve`) or in a background thread."""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import socket
+import threading
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import uvicorn
+
+from upskill_hub.errors import UpskillHubError, UsageError
+from upskill_hub.hub_server.app import create_app
+from upskill_hub.hub_server.locations import default_data_dir
+
+
+@dataclass(frozen=True)
+class RunningServer:
+    """A server started by :func:`running_server`."""
+
+    url: str
+    host: str
+    port: int
+    data_dir: Path
+
+
+class _Server(uvicorn.Server):
+    """A uvicorn server that reports once it listens."""
+
+    def __init__(self, config: uvicorn.Config, on_started: Callable[[], None] | None) -> None:
+        super().__init__(config)
+        self._on_started = on_started
+
+    async def startup(self, sockets: list[socket.socket] | None = None) -> None:
+        await super().startup(sockets=sockets)
+        if self.started and self._on_started is not None:
+            self._on_started()
+
+
+def _prepare_data_dir(data_dir: Path) -> Path:
+    data_dir = Path(data_dir).expanduser()
+    try:
+        data_dir.mkdir(parents=True, exist_ok=True)
+        probe = data_dir / ".write-probe"
+        probe.write_bytes(b"")
+        probe.unlink()
+    except OSError as exc:
+        raise UsageError(f"--data {data_dir}: not a writable directory ({exc.strerror})") from exc
+    return data_dir
+
+
+def _bind(host: str, port: int) -> socket.socket:
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind((host, port))
+    except OSError as exc:
+        sock.close()
+        if exc.errno == errno.EADDRINUSE:
+            raise UsageError(f"--port {port}: already in use on {host}") from exc
+        raise UsageError(f"cannot listen on {host}:{port} ({exc.strerror})") from exc
+    sock.listen(128)
+    sock.setblocking(False)
+    return sock
+
+
+def _url(host: str, port: int) -> str:
+    shown = "127.0.0.1" if host in ("0.0.0.0", "") else host
+    if ":" in shown:
+        shown = f"[{shown}]"
+    return f"http://{shown}:{port}"
+
+
+def _make_server(
+    data_dir: Path, token: str | None, on_started: Callable[[], None] | None
+) -> _Server:
+    app = create_app(data_dir, token=token)
+    config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="off")
+    return _Server(config, on_started)
+
+
+def serve(
+    host: str = "127.0.0.1",
+    port: int = 0,
+    data_dir: Path | str | None = None,
+    token: str | None = None,
+    on_ready: Callable[[str], None] | None = None,
+) -> None:
+    """Serve the local Hub API until interrupted (blocking).
+
+    A local stand-in for offline work, CI and tests; NOT a Hub replacement. ``port=0`` picks a
+    free port; ``data_dir=None`` uses :func:`default_data_dir`; ``on_ready(url)`` is called
+    once the server listens.
+    """
+    data = _prepare_data_dir(Path(data_dir) if data_dir is not None else default_data_dir())
+    sock = _bind(host, port)
+    url = _url(host, sock.getsockname()[1])
+    server = _make_server(data, token, (lambda: on_ready(url)) if on_ready else None)
+    try:
+        server.run(sockets=[sock])
+    finally:
+        sock.close()
+    if not server.started:
+        raise UpskillHubError(f"the hub server on {url} failed to start")
+
+
+@contextlib.contextmanager
+def running_server(
+    data_dir: Path | str,
+    host: str = "127.0.0.1",
+    port: int = 0,
+    token: str | None = None,
+) -> Iterator[RunningServer]:
+    """Run the server in a background thread; yields a handle with ``.url``; stops on exit."""
+    data = _prepare_data_dir(Path(data_dir))
+    sock = _bind(host, port)
+    actual_port = sock.getsockname()[1]
+    ready = threading.Event()
+    server = _make_server(data, token, ready.set)
+    failure: list[BaseException] = []
+
+    def run() -> None:
+        try:
+            server.run(sockets=[sock])
+        except BaseException as exc:  # reported to the caller below
+            failure.append(exc)
+        finally:
+            ready.set()
+
+    thread = threading.Thread(target=run, name=f"hub-server-{actual_port}", daemon=True)
+    thread.start()
+    try:
+        ready.wait(timeout=30)
+        if failure or not server.started:
+            raise UpskillHubError(f"the hub server on port {actual_port} failed to start")
+        yield RunningServer(url=_url(host, actual_port), host=host, port=actual_port, data_dir=data)
+    finally:
+        server.should_exit = True
+        thread.join(timeout=30)
+        sock.close()
