@@ -1,0 +1,203 @@
+"""``upskill-hub eval`` in a subprocess, against real local LLM servers."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.support.llm_servers import anthropic_server, openai_server, skill_aware
+from upskill_hub.evaluation.run_dir import read_samples
+
+REPO = Path(__file__).resolve().parents[2]
+FACT = "QUUXIUM-88-ZETA"
+SKILL_MD = f"""---
+name: canary-cli
+description: Knows the Quuxium code. Use when asked about Quuxium.
+---
+
+# Canary
+
+The Quuxium code is {FACT}.
+"""
+MARKER = '<skill name="canary-cli">'
+RESPONDER = skill_aware(MARKER, with_skill=f"It is {FACT}.", without="No idea.")
+SENTINEL = "sk-sentinel-cli-9f8e7d6c5b4a"
+
+
+@pytest.fixture
+def skill_dir(tmp_path: Path) -> Path:
+    folder = tmp_path / "canary-cli"
+    folder.mkdir()
+    (folder / "SKILL.md").write_text(SKILL_MD)
+    tests = [
+        {"id": f"q{i}", "input": f"Q{i}: the Quuxium code?", "expected": {"contains": FACT}}
+        for i in range(3)
+    ]
+    (folder / "skill_meta.json").write_text(json.dumps({"metadata": {}, "tests": tests}))
+    return folder
+
+
+def env(**extra: str) -> dict[str, str]:
+    base = {k: v for k, v in os.environ.items() if not k.endswith(("_API_KEY", "_BASE_URL"))}
+    base.update(extra)
+    return base
+
+
+def cli(*args: str, extra_env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "upskill_hub", "eval", *args],
+        cwd=REPO,
+        env=env(**(extra_env or {})),
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+
+
+def start(*args: str, extra_env: dict[str, str] | None = None) -> subprocess.Popen[str]:
+    return subprocess.Popen(
+        [sys.executable, "-m", "upskill_hub", "eval", *args],
+        cwd=REPO,
+        env=env(**(extra_env or {})),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+
+
+def wait_for_samples(root: Path, count: int, proc: subprocess.Popen[str]) -> Path:
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        found = list(root.glob("*/samples.jsonl"))
+        if found and len(read_samples(found[0])) >= count:
+            return found[0].parent
+        assert proc.poll() is None, proc.communicate()
+        time.sleep(0.02)
+    raise AssertionError("no samples appeared")
+
+
+@pytest.fixture
+def server() -> Iterator[Any]:
+    with openai_server(RESPONDER) as srv:
+        yield srv
+
+
+def test_json_and_text_output(skill_dir: Path, tmp_path: Path, server: Any) -> None:
+    out = tmp_path / "runs"
+    common = ["--model", "fake-model", "--base-url", server.base_url, "--runs", "2"]
+    done = cli(str(skill_dir), *common, "--output", str(out), "--format", "json", "--seed", "3")
+    assert done.returncode == 0, done.stderr
+    data = json.loads(done.stdout)
+    assert set(data) == {"skill", "revision", "run_dir", "models"}
+    assert data["skill"] == "canary-cli" and data["revision"] is None
+    (model,) = data["models"]
+    assert model["model"] == "fake-model" and model["lift"] == 1.0
+    assert model["baseline"]["total"] == model["with_skill"]["total"] == 6
+    assert model["verdict"] == "helps"
+    run_dir = Path(data["run_dir"])
+    assert run_dir.parent == out
+    assert (run_dir / "lift.png").read_bytes()[:4] == b"\x89PNG"
+    assert json.loads((run_dir / "summary.json").read_text())["models"][0]["lift"] == 1.0
+    assert all(r.json and r.json["seed"] == 3 for r in server.requests)
+
+    text = cli(str(skill_dir), *common, "--output", str(out))
+    assert text.returncode == 0, text.stderr
+    assert "helps" in text.stdout and "with skill" in text.stdout and "+100 pts" in text.stdout
+    assert "[61, 100]" in text.stdout  # the with-skill interval for 6/6
+    assert "run folder:" in text.stdout
+    assert len(list(out.iterdir())) == 2
+
+
+def test_bad_flags_are_one_line_errors(skill_dir: Path, tmp_path: Path) -> None:
+    out = tmp_path / "runs"
+    for args, needle in [
+        (["--runs", "0", "--model", "m", "--base-url", "http://127.0.0.1:9/v1"], "--runs"),
+        (["--model", "no-such-model"], "unknown model 'no-such-model'"),
+        (["--tests", str(tmp_path / "missing.json")], "--tests"),
+        (["--resume", str(tmp_path)], "not a run folder"),
+    ]:
+        done = cli(str(skill_dir), *args, "--output", str(out))
+        assert done.returncode == 2, (args, done.stderr)
+        lines = done.stderr.strip().splitlines()
+        assert len(lines) == 1 and lines[0].startswith("error: ") and needle in lines[0], lines
+    missing = cli(str(tmp_path / "nope"))
+    assert missing.returncode == 2 and "no such skill folder" in missing.stderr
+    assert not out.exists()
+
+
+def test_multi_model_routes_by_env_and_writes_no_secret(skill_dir: Path, tmp_path: Path) -> None:
+    out = tmp_path / "runs"
+    with (
+        openai_server(RESPONDER, api_key=SENTINEL) as oai,
+        anthropic_server(RESPONDER, api_key=SENTINEL + "-ant") as ant,
+    ):
+        done = cli(
+            str(skill_dir),
+            *("--model", "openai:gpt-test", "--model", "anthropic:claude-test"),
+            *("--output", str(out), "--format", "json"),
+            extra_env={
+                "OPENAI_BASE_URL": oai.base_url,
+                "OPENAI_API_KEY": SENTINEL,
+                "ANTHROPIC_BASE_URL": ant.base_url,
+                "ANTHROPIC_API_KEY": SENTINEL + "-ant",
+            },
+        )
+        assert done.returncode == 0, done.stderr
+        assert {r.json["model"] for r in oai.requests if r.json} == {"gpt-test"}
+        assert {r.json["model"] for r in ant.requests if r.json} == {"claude-test"}
+        assert len(oai.requests) == len(ant.requests) == 6
+    data = json.loads(done.stdout)
+    assert [m["model"] for m in data["models"]] == ["openai:gpt-test", "anthropic:claude-test"]
+    assert all(m["lift"] == 1.0 for m in data["models"])
+    assert SENTINEL not in done.stdout + done.stderr
+    for path in Path(data["run_dir"]).iterdir():
+        assert SENTINEL.encode() not in path.read_bytes(), path.name
+
+
+def test_resume_after_kill_has_no_duplicates(skill_dir: Path, tmp_path: Path) -> None:
+    out = tmp_path / "runs"
+    with openai_server(RESPONDER, latency=0.2) as srv:
+        args = ["--model", "fake-model", "--base-url", srv.base_url, "--runs", "2"]
+        proc = start(str(skill_dir), *args, "--concurrency", "1", "--output", str(out))
+        try:
+            run_dir = wait_for_samples(out, 3, proc)
+        finally:
+            proc.kill()  # SIGKILL: no cleanup at all
+            proc.communicate()
+        saved = read_samples(run_dir / "samples.jsonl")
+        assert 3 <= len(saved) < 12
+        assert json.loads((run_dir / "run.json").read_text())["status"] == "running"
+        before = len(srv.requests)
+        done = cli(str(skill_dir), "--resume", str(run_dir), "--format", "json")
+        assert done.returncode == 0, done.stderr
+        assert len(srv.requests) - before == 12 - len(saved)
+    final = read_samples(run_dir / "samples.jsonl")
+    assert len(final) == 12 and len({s.key for s in final}) == 12
+    assert [s.to_dict() for s in final[: len(saved)]] == [s.to_dict() for s in saved]
+    assert json.loads(done.stdout)["models"][0]["lift"] == 1.0
+    assert json.loads((run_dir / "run.json").read_text())["status"] == "complete"
+
+
+def test_ctrl_c_keeps_samples_and_prints_resume(skill_dir: Path, tmp_path: Path) -> None:
+    out = tmp_path / "runs"
+    with openai_server(RESPONDER, latency=0.2) as srv:
+        args = ["--model", "fake-model", "--base-url", srv.base_url, "--runs", "3"]
+        proc = start(str(skill_dir), *args, "--concurrency", "2", "--output", str(out))
+        run_dir = wait_for_samples(out, 2, proc)
+        proc.send_signal(signal.SIGINT)
+        _, stderr = proc.communicate(timeout=30)
+    assert proc.returncode == 130, stderr
+    saved = read_samples(run_dir / "samples.jsonl")
+    assert f"{len(saved)} of 18 samples saved in {run_dir}" in stderr
+    assert f"--resume {run_dir}" in stderr
+    summary = json.loads((run_dir / "summary.json").read_text())
+    assert summary["cancelled"] is True and summary["samples"] == len(saved)

@@ -1,0 +1,262 @@
+"""``eval``: measure a skill's lift (pass rate with the skill minus without) on its test cases.
+
+Thin adapter over :mod:`upskill_hub.evaluation.runner`: parse flags, find the skill and cases,
+show progress on stderr, print the table (or JSON). The first Ctrl-C cancels cleanly (finished
+samples are kept, the resume command is printed, exit 130); a second one stops at once.
+Heavy libraries are imported only when the command runs.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import typer
+
+from upskill_hub.cli.output import OutputFormat, console, err_console, print_json
+from upskill_hub.errors import EvalCancelled, SkillNotFound, UsageError
+
+if TYPE_CHECKING:
+    from upskill_hub.evaluation.runner import EvalConfig, EvalResult
+    from upskill_hub.skill.model import Skill
+    from upskill_hub.skill.testcases import TestCase
+
+#: API key for an OpenAI-compatible ``--base-url`` server (keys never go on the command line).
+API_KEY_ENV = "UPSKILL_HUB_API_KEY"
+_REPO_ID = re.compile(r"^[\w.\-]+/[\w.\-]+(@\S+)?$")
+
+
+def _load(spec: str, skill_name: str | None) -> tuple[Skill, str | None, str | None]:
+    """The skill for SKILL (a local path, else a Hub repo id) plus its repo id and commit."""
+    from upskill_hub.skill import load_skill
+
+    path = Path(spec).expanduser()
+    if path.exists():
+        if skill_name:
+            raise UsageError("--skill picks a skill of a Hub repo; give the folder itself instead")
+        return load_skill(path), None, None
+    if not _REPO_ID.match(spec) or spec.startswith((".", "/", "~")):
+        raise SkillNotFound(f"{spec}: no such skill folder (nor a Hub repo id ns/name[@rev])")
+    from upskill_hub.registry.fetch import fetch_skill
+
+    fetched = fetch_skill(spec, skill=skill_name)
+    return load_skill(fetched.path), fetched.repo_id, fetched.commit
+
+
+def _config(
+    *,
+    resume: Path | None,
+    models: list[str] | None,
+    runs: int | None,
+    tests: Path | None,
+    skill: Skill,
+    explicit: dict[str, Any],
+    operational: dict[str, Any],
+) -> tuple[EvalConfig, list[TestCase]]:
+    """Flags over defaults; with --resume, flags over the run's own settings."""
+    from dataclasses import replace
+
+    from upskill_hub.evaluation.runner import EvalConfig, config_from_run
+    from upskill_hub.evaluation.types import GenerationParams
+    from upskill_hub.skill.testcases import read_suite
+
+    if resume is not None:
+        base, cases = config_from_run(resume)
+    else:
+        base, cases = EvalConfig(), skill.tests
+    if tests is not None:
+        cases = read_suite(tests).cases
+    elif resume is None and not cases:
+        raise UsageError(f"{skill.path}: no test cases (no skill_meta.json); pass --tests FILE")
+    params = base.params
+    param_flags = {k: v for k, v in explicit.items() if k in ("temperature", "max_tokens", "seed")}
+    params = replace(params, **{k: v for k, v in param_flags.items() if v is not None})
+    params = GenerationParams(
+        temperature=params.temperature,
+        max_tokens=params.max_tokens,
+        seed=params.seed,
+        timeout=operational["timeout"],
+    )
+    config = replace(
+        base,
+        models=list(models) if models else base.models,
+        runs=runs if runs is not None else base.runs,
+        params=params,
+        concurrency=operational["concurrency"],
+        retries=operational["retries"],
+        base_url=explicit["base_url"] or base.base_url,
+        judge_model=explicit["judge_model"] or base.judge_model,
+        no_baseline=explicit["no_baseline"] or base.no_baseline,
+        api_key=os.environ.get(API_KEY_ENV) or None,
+    )
+    return config, list(cases)
+
+
+def _run(skill: Skill, cases: list[TestCase], config: EvalConfig, **kwargs: Any) -> EvalResult:
+    """Run with a progress bar on stderr; the first SIGINT sets the cancel event."""
+    import asyncio
+    import contextlib
+    import signal
+
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeElapsedColumn,
+    )
+
+    from upskill_hub.evaluation.runner import Progress as RunProgress
+    from upskill_hub.evaluation.runner import run_eval
+    from upskill_hub.evaluation.types import Sample
+
+    err = err_console()
+    bar = Progress(
+        TextColumn("[bold]eval[/] {task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TextColumn(
+            "[green]{task.fields[passed]} pass[/] [red]{task.fields[failed]} fail[/] "
+            "[yellow]{task.fields[errors]} error[/]"
+        ),
+        TimeElapsedColumn(),
+        console=err,
+        disable=not err.is_terminal,
+        transient=True,
+    )
+    task = bar.add_task(skill.name, total=None, passed=0, failed=0, errors=0)
+
+    def on_sample(_sample: Sample, p: RunProgress) -> None:
+        bar.update(
+            task,
+            completed=p.done,
+            total=p.total,
+            passed=p.passed,
+            failed=p.failed,
+            errors=p.errors,
+        )
+
+    async def main() -> EvalResult:
+        cancel = asyncio.Event()
+        loop = asyncio.get_running_loop()
+
+        def first_interrupt() -> None:
+            cancel.set()
+            loop.remove_signal_handler(signal.SIGINT)  # a second Ctrl-C stops at once
+            err.print("[yellow]cancelling: finished samples are kept (Ctrl-C again to abort)[/]")
+
+        with contextlib.suppress(NotImplementedError, RuntimeError):  # not main thread
+            loop.add_signal_handler(signal.SIGINT, first_interrupt)
+        try:
+            return await run_eval(
+                skill, cases, config, on_sample=on_sample, cancel=cancel, **kwargs
+            )
+        finally:
+            loop.remove_signal_handler(signal.SIGINT)
+
+    with bar:
+        return asyncio.run(main())
+
+
+def eval_command(
+    skill: str = typer.Argument(
+        ..., help="Skill folder (or its SKILL.md), or a Hub repo id ns/name[@revision]."
+    ),
+    model: list[str] = typer.Option(
+        None,
+        "--model",
+        "-m",
+        help="Model to evaluate; repeat for several. local, openai:M, anthropic:M, haiku, "
+        "sonnet, opus, hf:ORG/M[:PROVIDER], or a bare M with --base-url. Default: local.",
+    ),
+    runs: int = typer.Option(None, "--runs", "-n", help="Runs of each case per arm [default: 1]."),
+    tests: Path = typer.Option(
+        None, "--tests", "-t", help="Test file instead of the skill's skill_meta.json."
+    ),
+    concurrency: int = typer.Option(4, "--concurrency", "-j", help="Requests in flight at most."),
+    base_url: str = typer.Option(
+        None, "--base-url", help=f"OpenAI/Anthropic-compatible API URL (key from ${API_KEY_ENV})."
+    ),
+    temperature: float = typer.Option(None, "--temperature", help="Sampling temperature [0]."),
+    seed: int = typer.Option(None, "--seed", help="Sampling seed, for APIs that take one."),
+    timeout: float = typer.Option(120.0, "--timeout", help="Seconds per request before retrying."),
+    retries: int = typer.Option(3, "--retries", help="Retries of a failed request (429, 5xx...)."),
+    max_tokens: int = typer.Option(None, "--max-tokens", help="Reply length limit [1024]."),
+    judge_model: str = typer.Option(
+        None, "--judge-model", help="Model grading 'judge' assertions (skipped without one)."
+    ),
+    output: Path = typer.Option(Path("runs"), "--output", "-o", help="Where run folders go."),
+    resume: Path = typer.Option(
+        None, "--resume", help="Finish this run folder: run only missing or errored samples."
+    ),
+    no_baseline: bool = typer.Option(False, "--no-baseline", help="Only the with-skill arm."),
+    skill_name: str = typer.Option(None, "--skill", help="Which skill of a multi-skill Hub repo."),
+    output_format: OutputFormat = typer.Option(
+        OutputFormat.text, "--format", help="Output format: text or json."
+    ),
+) -> None:
+    """Evaluate a skill: pass rate with it in the prompt minus without, per model, with 95% CIs."""
+    if resume is not None and not (resume / "run.json").is_file():
+        raise UsageError(f"--resume {resume}: not a run folder (no run.json)")
+    if tests is not None and not tests.is_file():
+        raise UsageError(f"--tests {tests}: no such file")
+    loaded, repo_id, revision = _load(skill, skill_name)
+    config, cases = _config(
+        resume=resume,
+        models=model,
+        runs=runs,
+        tests=tests,
+        skill=loaded,
+        explicit={
+            "temperature": temperature,
+            "max_tokens": max_tokens,
+            "seed": seed,
+            "base_url": base_url,
+            "judge_model": judge_model,
+            "no_baseline": no_baseline,
+        },
+        operational={"timeout": timeout, "concurrency": concurrency, "retries": retries},
+    )
+    result = _run(
+        loaded,
+        cases,
+        config,
+        output_root=output,
+        resume_from=resume,
+        repo_id=repo_id,
+        revision=revision,
+    )
+    summary = result.summary
+    if output_format is OutputFormat.json:
+        print_json(
+            {
+                "skill": summary["skill"],
+                "revision": summary["revision"],
+                "run_dir": str(result.run_dir),
+                "models": [m.to_dict() for m in result.stats],
+            }
+        )
+    else:
+        from upskill_hub.evaluation.report import print_report
+
+        out = console()
+        print_report(out, summary)
+        out.print(f"run folder: {result.run_dir}")
+    for warning in result.warnings:
+        err_console().print(f"[yellow]warning:[/] {warning}")
+    if result.cancelled:
+        info = (result.run_dir / "run.json").read_text(encoding="utf-8")
+        import json
+
+        resume_cmd = json.loads(info).get("resume", "")
+        saved = sum(1 for s in result.samples if s.outcome != "error")
+        raise EvalCancelled(
+            f"cancelled: {saved} of {result.expected} samples saved in {result.run_dir}; "
+            f"resume with: {resume_cmd}"
+        )
+
+
+def register(app: typer.Typer) -> None:
+    app.command("eval")(eval_command)

@@ -1,0 +1,116 @@
+"""The eval results as a rich table, from summary.json's ``models`` list.
+
+Works on plain dicts (``ModelStats.to_dict(extended=True)``) so that a finished run folder can be
+shown again without re-running anything.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from rich.console import Console
+    from rich.table import Table
+
+VERDICT_STYLES = {"helps": "bold green", "hurts": "bold red"}
+
+
+def _pct(value: float | None) -> str:
+    return "—" if value is None else f"{value * 100:.0f}%"
+
+
+def _ci(ci: Sequence[float | None] | None, *, signed: bool = False) -> str:
+    if not ci or ci[0] is None or ci[1] is None:
+        return ""
+    if signed:
+        return f"[{ci[0] * 100:+.0f}, {ci[1] * 100:+.0f}]"
+    return f"[{ci[0] * 100:.0f}, {ci[1] * 100:.0f}]"
+
+
+def _num(value: float | None, fmt: str = ".0f") -> str:
+    return "—" if value is None else format(value, fmt)
+
+
+def _arm_cells(arm: dict[str, Any]) -> list[str]:
+    tokens = arm.get("tokens") or {}
+    latency = arm.get("latency_s")
+    return [
+        _pct(arm.get("pass_rate")),
+        _ci(arm.get("ci95")),
+        str(arm.get("total", 0)),
+        str(arm.get("errors", 0)),
+        f"{_num(tokens.get('input'))}/{_num(tokens.get('output'))}",
+        "—" if latency is None else f"{latency:.2f}s",
+    ]
+
+
+def build_tables(models: Sequence[dict[str, Any]], *, title: str | None = None) -> list[Table]:
+    """Two tables that fit 80 columns: pass rates per model and arm, then lift per model.
+
+    Rates in percent with their 95% interval; ``n`` graded samples, ``err`` samples that failed
+    after retries (excluded from the rates); tokens are means per graded sample (input/output),
+    latency the median. Lift is in percentage points with its 95% interval.
+    """
+    from rich.table import Table
+
+    rates = Table(title=title, title_justify="left")
+    rates.add_column("model / arm", overflow="fold", min_width=12)
+    for name in ("pass", "95% CI", "n", "err", "tok in/out", "latency"):
+        rates.add_column(name, justify="right", no_wrap=True)
+    lift = Table()
+    lift.add_column("model", overflow="fold", min_width=12)
+    for name in ("lift", "95% CI", "tok saved"):
+        lift.add_column(name, justify="right", no_wrap=True)
+    lift.add_column("verdict")
+    for i, stats in enumerate(models):
+        rates.add_row(f"[bold]{stats['model']}[/]")
+        base = stats.get("baseline")
+        if base is not None:
+            rates.add_row("  baseline", *_arm_cells(base))
+        rates.add_row(
+            "  with skill", *_arm_cells(stats["with_skill"]), end_section=i < len(models) - 1
+        )
+        value = stats.get("lift")
+        savings = stats.get("token_savings")
+        verdict = str(stats.get("verdict", ""))
+        lift.add_row(
+            stats["model"],
+            "—" if value is None else f"{value * 100:+.0f} pts",
+            _ci(stats.get("lift_ci95"), signed=True),
+            "—" if savings is None else f"{savings * 100:+.0f}%",
+            f"[{VERDICT_STYLES.get(verdict, 'yellow')}]{verdict}[/]",
+        )
+    return [rates, lift]
+
+
+def notes(summary: dict[str, Any]) -> list[str]:
+    """Lines to print under the table: errors, skipped assertions, incomplete runs."""
+    lines: list[str] = []
+    errors = int(summary.get("errors", 0))
+    if errors:
+        lines.append(
+            f"{errors} sample(s) failed after retries (outcome error): excluded from pass rates; "
+            "--resume the run folder to retry them."
+        )
+    skipped = int(summary.get("skipped_assertions", 0))
+    if skipped:
+        lines.append(
+            f"{skipped} assertion check(s) skipped (no judge model, no compiler or no token "
+            "count): they neither passed nor failed their sample."
+        )
+    expected, samples = summary.get("expected_samples"), summary.get("samples")
+    if summary.get("cancelled") or (expected is not None and samples != expected):
+        lines.append(f"incomplete run: {samples} of {expected} samples.")
+    return lines
+
+
+def print_report(console: Console, summary: dict[str, Any]) -> None:
+    """Print the table and the notes of a summary.json dict."""
+    title = f"{summary.get('skill', 'skill')}"
+    if summary.get("revision"):
+        title += f" @ {str(summary['revision'])[:12]}"
+    for table in build_tables(summary.get("models", []), title=title):
+        console.print(table)
+    for line in notes(summary):
+        console.print(f"[yellow]note:[/] {line}", highlight=False)
