@@ -1,0 +1,161 @@
+"""install [--frozen], verify, list, remove, outdated, update against upskill-hub.lock."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from tests.registry.conftest import CliResult, tree_state, write_skill
+from upskill_hub.errors import LocalModifications, LockError
+from upskill_hub.registry.lock import LOCK_FILENAME, read_lock
+from upskill_hub.registry.pull import install_locked, outdated, pull, update
+from upskill_hub.registry.push import push_skills
+
+
+@pytest.fixture
+def installed(pushed: tuple[str, str], project: Path) -> tuple[str, str, Path]:
+    """``pushed`` pulled into ``project``: (repo_id, skill name, installed folder)."""
+    repo_id, _ = pushed
+    name = repo_id.split("/")[1]
+    pull(repo_id, project_root=project)
+    return repo_id, name, project / ".claude" / "skills" / name
+
+
+def _new_version(repo_id: str, tmp_path: Path, text: str) -> str:
+    name = repo_id.split("/")[1]
+    skill = write_skill(tmp_path / f"v-{abs(hash(text))}", name, {"scripts/run.py": text})
+    return push_skills(skill, repo_id=repo_id).commit
+
+
+def test_install_restores_exactly_the_locked_commit(
+    run_cli: Callable[..., CliResult],
+    installed: tuple[str, str, Path],
+    project: Path,
+    tmp_path: Path,
+) -> None:
+    repo_id, name, folder = installed
+    locked = read_lock(project).skills[name].commit
+    _new_version(repo_id, tmp_path, "print('v2')\n")  # main moves on; the lock does not
+    before = tree_state(folder)
+    shutil.rmtree(project / ".claude")
+    result = run_cli("install", "--frozen", "--format", "json", cwd=project)
+    assert result.code == 0, result.stderr
+    assert result.json()["skills"][0]["commit"] == locked
+    assert tree_state(folder) == before
+    again = run_cli("install", "--format", "json", cwd=project)
+    assert again.json()["skills"][0]["status"] == "unchanged"
+
+
+def test_frozen_fails_when_the_lock_would_change(
+    run_cli: Callable[..., CliResult],
+    installed: tuple[str, str, Path],
+    project: Path,
+    tmp_path: Path,
+) -> None:
+    repo_id, name, _ = installed
+    lock_before = (project / LOCK_FILENAME).read_bytes()
+    other = push_skills(write_skill(tmp_path / "o", f"{name}-other"), repo_id=f"{repo_id}-other")
+    missing = run_cli("install", "--frozen", other.repo_id, cwd=project)
+    assert missing.code == 1 and other.repo_id in missing.stderr and "not locked" in missing.stderr
+    assert (project / LOCK_FILENAME).read_bytes() == lock_before
+
+    data = json.loads(lock_before)
+    data["skills"][name]["files"]["SKILL.md"] = "0" * 64  # tampered / stale lock
+    (project / LOCK_FILENAME).write_text(json.dumps(data))
+    shutil.rmtree(project / ".claude")
+    tampered = run_cli("install", "--frozen", cwd=project)
+    assert tampered.code == 1 and "SKILL.md" in tampered.stderr
+    assert not (project / ".claude").exists()
+
+    (project / LOCK_FILENAME).unlink()
+    with pytest.raises(LockError, match="missing"):
+        install_locked(frozen=True, project_root=project)
+
+
+def test_install_without_frozen_adds_a_new_repo(
+    installed: tuple[str, str, Path], project: Path, tmp_path: Path
+) -> None:
+    repo_id, name, _ = installed
+    other = push_skills(write_skill(tmp_path / "o", f"{name}-two"), repo_id=f"{repo_id}-two")
+    install_locked([other.repo_id], project_root=project)
+    assert set(read_lock(project).skills) == {name, f"{name}-two"}
+
+
+def test_verify_names_every_differing_file(
+    run_cli: Callable[..., CliResult], installed: tuple[str, str, Path], project: Path
+) -> None:
+    _, name, folder = installed
+    assert run_cli("verify", cwd=project).code == 0
+    (folder / "scripts" / "run.py").write_text("changed\n")
+    (folder / "added.md").write_text("new\n")
+    (folder / "SKILL.md").unlink()
+    result = run_cli("verify", "--format", "json", cwd=project)
+    assert result.code == 1
+    differing = result.json()["differing"][name]
+    assert sorted(differing) == sorted(
+        f".claude/skills/{name}/{f}" for f in ("SKILL.md", "added.md", "scripts/run.py")
+    )
+    text = run_cli("verify", cwd=project)
+    assert text.code == 1 and all(f in text.stdout for f in ("SKILL.md", "added.md", "run.py"))
+
+
+def test_list_shows_source_commit_and_state(
+    run_cli: Callable[..., CliResult], installed: tuple[str, str, Path], project: Path
+) -> None:
+    repo_id, name, folder = installed
+    [row] = run_cli("list", "--format", "json", cwd=project).json()["skills"]
+    assert (row["name"], row["repo_id"], row["clean"]) == (name, repo_id, True)
+    (folder / "SKILL.md").write_text("edited")
+    [row] = run_cli("list", "--format", "json", cwd=project).json()["skills"]
+    assert row["clean"] is False and row["modified"] == {f".claude/skills/{name}": ["SKILL.md"]}
+    assert name in run_cli("list", cwd=project).stdout
+
+
+def test_remove_uninstalls_and_unlocks(
+    run_cli: Callable[..., CliResult], installed: tuple[str, str, Path], project: Path
+) -> None:
+    _, name, folder = installed
+    (folder / "SKILL.md").write_text("edited")
+    refused = run_cli("remove", name, cwd=project)
+    assert refused.code == 1 and "SKILL.md" in refused.stderr and folder.exists()
+    assert run_cli("remove", name, "--force", cwd=project).code == 0
+    assert not folder.exists() and name not in read_lock(project).skills
+
+
+def test_outdated_and_update_move_only_what_is_asked(
+    installed: tuple[str, str, Path], project: Path, tmp_path: Path
+) -> None:
+    repo_id, name, folder = installed
+    old = read_lock(project).skills[name].commit
+    [row] = outdated(project_root=project)
+    assert not row.outdated
+    new = _new_version(repo_id, tmp_path, "print('v2')\n")
+    [row] = outdated(project_root=project)
+    assert row.outdated and (row.locked, row.current) == (old, new)
+
+    (folder / "SKILL.md").write_text("mine")
+    report = update(project_root=project)
+    assert report.skills[0].status == "skipped" and "SKILL.md" in report.skills[0].detail
+    assert read_lock(project).skills[name].commit == old
+    with pytest.raises(LocalModifications, match=r"SKILL\.md"):
+        update([name], project_root=project)
+
+    report = update([name], project_root=project, force=True)
+    assert report.skills[0].status == "installed" and report.skills[0].commit == new
+    assert (folder / "scripts" / "run.py").read_text() == "print('v2')\n"
+    assert read_lock(project).skills[name].commit == new
+    assert update(project_root=project).skills[0].status == "unchanged"
+
+
+def test_pinned_commit_is_never_outdated(
+    pushed: tuple[str, str], project: Path, tmp_path: Path
+) -> None:
+    repo_id, commit = pushed
+    pull(f"{repo_id}@{commit}", project_root=project)
+    _new_version(repo_id, tmp_path, "print('v3')\n")
+    [row] = outdated(project_root=project)
+    assert not row.outdated and row.current == commit

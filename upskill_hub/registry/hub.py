@@ -1,0 +1,351 @@
+"""The one place that talks to the Hub.
+
+Builds :class:`huggingface_hub.HfApi` (which honours ``HF_TOKEN``, ``HF_ENDPOINT`` and
+``HF_HOME`` itself), retries transient failures with exponential backoff, and turns
+huggingface_hub's exceptions into our typed errors with a one-line message that names the repo
+and says what to do. Tokens are never put into messages.
+"""
+
+from __future__ import annotations
+
+import glob
+import re
+import time
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, TypeVar
+
+import httpx2
+from huggingface_hub import (
+    HfApi,
+    constants,
+    get_cached_repo_tree,
+    hf_hub_download,
+    snapshot_download,
+)
+from huggingface_hub.errors import (
+    CachedRepoTreeNotFoundError,
+    EntryNotFoundError,
+    GatedRepoError,
+    HfHubHTTPError,
+    HFValidationError,
+    LocalEntryNotFoundError,
+    OfflineModeIsEnabled,
+    RepositoryNotFoundError,
+    RevisionNotFoundError,
+    RevisionResolutionError,
+)
+from huggingface_hub.hf_api import RepoFile
+
+from upskill_hub import __version__
+from upskill_hub.errors import HubError, RepoNotFound, RevisionNotFound, UsageError
+
+T = TypeVar("T")
+
+COMMIT_RE = re.compile(r"[0-9a-f]{40}")
+_REPO_ID_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,95}/[A-Za-z0-9][A-Za-z0-9._-]{0,95}")
+_TRANSIENT_STATUS = frozenset({408, 425, 429, 500, 502, 503, 504})
+_TRANSIENT_EXC: tuple[type[BaseException], ...] = (
+    httpx2.TimeoutException,
+    httpx2.NetworkError,
+    httpx2.RemoteProtocolError,
+)
+
+
+@dataclass(frozen=True)
+class RetryPolicy:
+    """How often and how patiently transient failures (429, 5xx, dropped links) are retried."""
+
+    attempts: int = 4
+    base_delay: float = 0.5
+    max_delay: float = 10.0
+
+    def delay(self, attempt: int, retry_after: float | None) -> float:
+        if retry_after is not None:
+            return min(max(retry_after, 0.0), self.max_delay)
+        return min(self.base_delay * (2 ** (attempt - 1)), self.max_delay)
+
+
+@dataclass(frozen=True)
+class RemoteFile:
+    """A file in a Hub repo listing (as the server claims it; never trusted before scanning)."""
+
+    path: str
+    size: int
+    blob_id: str | None = None
+    lfs_sha256: str | None = None
+
+
+def parse_spec(spec: str) -> tuple[str, str | None]:
+    """Split ``ns/name[@rev]`` into repo id and revision; a malformed id is a UsageError."""
+    repo_id, sep, rev = spec.strip().partition("@")
+    if not _REPO_ID_RE.fullmatch(repo_id) or ".." in repo_id:
+        raise UsageError(f"{spec!r} is not a Hub repo id (expected namespace/name[@revision])")
+    if sep and not rev:
+        raise UsageError(f"{spec!r}: empty revision after '@'")
+    return repo_id, (rev or None)
+
+
+class Hub:
+    """A Hub endpoint plus the retry policy; every Hub call of the registry goes through here."""
+
+    def __init__(
+        self,
+        *,
+        endpoint: str | None = None,
+        token: str | bool | None = None,
+        retry: RetryPolicy | None = None,
+    ) -> None:
+        """``token`` as in huggingface_hub: None reads HF_TOKEN / the saved login, False sends
+        none."""
+        self.endpoint = (endpoint or constants.ENDPOINT).rstrip("/")
+        self._token = token
+        self.retry = retry or RetryPolicy()
+        self.api = HfApi(
+            endpoint=self.endpoint,
+            token=token,
+            library_name="upskill-hub",
+            library_version=__version__,
+        )
+
+    def repo_url(self, repo_id: str, repo_type: str = "model") -> str:
+        prefix = "" if repo_type == "model" else f"{repo_type}s/"
+        return f"{self.endpoint}/{prefix}{repo_id}"
+
+    # -- the retry / error-mapping core -------------------------------------------------------
+
+    def call(
+        self,
+        fn: Callable[[], T],
+        *,
+        repo_id: str,
+        revision: str | None = None,
+        action: str = "request",
+    ) -> T:
+        """Run ``fn`` with retries on transient failures; map any Hub failure to a typed error."""
+        attempt = 0
+        while True:
+            attempt += 1
+            try:
+                return fn()
+            except Exception as exc:
+                transient, retry_after = _transient(exc)
+                if transient and attempt < self.retry.attempts:
+                    time.sleep(self.retry.delay(attempt, retry_after))
+                    continue
+                mapped = self.map_error(
+                    exc, repo_id=repo_id, revision=revision, action=action, attempts=attempt
+                )
+                if mapped is None:
+                    raise
+                raise mapped from exc
+
+    def map_error(
+        self,
+        exc: BaseException,
+        *,
+        repo_id: str,
+        revision: str | None = None,
+        action: str = "request",
+        attempts: int = 1,
+    ) -> HubError | UsageError | None:
+        """The typed error for a huggingface_hub / network exception, or None if it is not one."""
+        where = f"{repo_id}@{revision}" if revision else repo_id
+        tries = f" after {attempts} attempts" if attempts > 1 else ""
+        root = _root_cause(exc)
+        if isinstance(exc, HFValidationError):
+            return UsageError(f"{repo_id!r} is not a valid Hub repo id or revision")
+        if isinstance(root, RevisionNotFoundError):
+            return RevisionNotFound(
+                f"{where}: revision not found on {self.endpoint}; check the branch, tag or commit"
+            )
+        if isinstance(root, GatedRepoError):
+            return HubError(
+                f"{repo_id}: gated repository; accept its terms on {self.repo_url(repo_id)} "
+                "and set HF_TOKEN"
+            )
+        if isinstance(root, RepositoryNotFoundError):
+            return RepoNotFound(
+                f"{repo_id}: repository not found on {self.endpoint}; check the id "
+                "(private repos need HF_TOKEN)"
+            )
+        if isinstance(root, EntryNotFoundError) and not isinstance(exc, LocalEntryNotFoundError):
+            return HubError(f"{where}: file not found in the repository ({action})")
+        if isinstance(root, OfflineModeIsEnabled) or (
+            isinstance(exc, LocalEntryNotFoundError) and constants.HF_HUB_OFFLINE
+        ):
+            return HubError(
+                f"{where}: not in the local cache and HF_HUB_OFFLINE is set; "
+                "run once with network access"
+            )
+        if isinstance(root, HfHubHTTPError):
+            return self._status_error(root, where, tries)
+        if isinstance(root, httpx2.TransportError):
+            reason = type(root).__name__
+            return HubError(
+                f"{where}: cannot reach the Hub at {self.endpoint} ({reason}){tries}; "
+                "check the network or HF_ENDPOINT"
+            )
+        if isinstance(exc, (LocalEntryNotFoundError, RevisionResolutionError)):
+            return HubError(
+                f"{where}: the Hub at {self.endpoint} could not be reached and nothing is "
+                "cached; check the network or HF_ENDPOINT"
+            )
+        return None
+
+    def _status_error(self, err: HfHubHTTPError, where: str, tries: str) -> HubError:
+        status = err.response.status_code if err.response is not None else 0
+        if status == 401:
+            return HubError(f"{where}: authentication failed (401); set HF_TOKEN to a valid token")
+        if status == 403:
+            return HubError(
+                f"{where}: access denied (403); the token lacks permission "
+                "(publishing needs a write token)"
+            )
+        if status == 404:
+            return RepoNotFound(f"{where}: not found on {self.endpoint} (404); check the id")
+        if status == 429:
+            return HubError(f"{where}: rate limited by the Hub (429){tries}; wait and retry")
+        if status >= 500:
+            return HubError(f"{where}: the Hub answered {status}{tries}; try again later")
+        detail = (err.server_message or "").splitlines()[0][:200] if err.server_message else ""
+        return HubError(f"{where}: the Hub refused the request ({status}) {detail}".rstrip())
+
+    # -- reads ---------------------------------------------------------------------------------
+
+    def resolve(self, repo_id: str, revision: str | None, repo_type: str = "model") -> str:
+        """The 40-hex commit a branch, tag or commit names (cache fallback when offline)."""
+        if revision and COMMIT_RE.fullmatch(revision):
+            return revision
+        resolved = self.call(
+            lambda: self.api.resolve_revision(repo_id, repo_type=repo_type, revision=revision),
+            repo_id=repo_id,
+            revision=revision,
+            action="resolve revision",
+        )
+        commit = resolved.resolved
+        if not COMMIT_RE.fullmatch(commit or ""):
+            raise HubError(f"{repo_id}@{revision}: the Hub returned no commit sha")
+        return commit
+
+    def list_files(self, repo_id: str, commit: str, repo_type: str = "model") -> list[RemoteFile]:
+        """Every file of the repo at ``commit``: from the local tree cache when present."""
+        try:
+            cached: Iterable[Any] = get_cached_repo_tree(
+                repo_id, repo_type=repo_type, revision=commit
+            )
+        except (CachedRepoTreeNotFoundError, OSError, ValueError):
+            cached = self.call(
+                lambda: list(
+                    self.api.list_repo_tree(
+                        repo_id, recursive=True, revision=commit, repo_type=repo_type
+                    )
+                ),
+                repo_id=repo_id,
+                revision=commit,
+                action="list files",
+            )
+        return [_remote_file(f) for f in cached if isinstance(f, RepoFile)]
+
+    def download(
+        self, repo_id: str, commit: str, paths: Sequence[str], repo_type: str = "model"
+    ) -> Path:
+        """Download exactly ``paths`` at ``commit`` into the huggingface_hub cache; its folder.
+
+        A commit already in the cache costs no request (works with ``HF_HUB_OFFLINE=1``).
+        """
+        patterns = [glob.escape(p) for p in paths]
+        folder = self.call(
+            lambda: snapshot_download(
+                repo_id,
+                repo_type=repo_type,
+                revision=commit,
+                allow_patterns=patterns,
+                endpoint=self.endpoint,
+                token=self._token,
+                library_name="upskill-hub",
+                library_version=__version__,
+                max_workers=4,
+            ),
+            repo_id=repo_id,
+            revision=commit,
+            action="download",
+        )
+        return Path(folder)
+
+    def download_file(
+        self, repo_id: str, filename: str, revision: str | None = None, repo_type: str = "model"
+    ) -> Path:
+        """One file through the huggingface_hub cache (a commit ``revision`` is cached for good)."""
+        local = self.call(
+            lambda: hf_hub_download(
+                repo_id,
+                filename,
+                repo_type=repo_type,
+                revision=revision,
+                endpoint=self.endpoint,
+                token=self._token,
+                library_name="upskill-hub",
+                library_version=__version__,
+            ),
+            repo_id=repo_id,
+            revision=revision,
+            action=f"download {filename}",
+        )
+        return Path(local)
+
+    def whoami(self) -> str:
+        """The user name the token belongs to (for default push namespaces)."""
+        info = self.call(lambda: self.api.whoami(), repo_id="whoami", action="whoami")
+        name = info.get("name") if isinstance(info, dict) else None
+        if not isinstance(name, str) or not name:
+            raise HubError("whoami: the Hub returned no user name; pass --repo NS/NAME")
+        return name
+
+
+def _remote_file(f: RepoFile) -> RemoteFile:
+    lfs = getattr(f, "lfs", None)
+    return RemoteFile(
+        path=str(f.path),
+        size=int(f.size or 0),
+        blob_id=getattr(f, "blob_id", None),
+        lfs_sha256=getattr(lfs, "sha256", None) if lfs is not None else None,
+    )
+
+
+def _root_cause(exc: BaseException) -> BaseException:
+    """The most specific Hub/network error behind ``exc`` (snapshot_download wraps them)."""
+    seen: set[int] = set()
+    current: BaseException | None = exc
+    best = exc
+    while current is not None and id(current) not in seen:
+        seen.add(id(current))
+        if isinstance(current, (HfHubHTTPError, httpx2.TransportError, OfflineModeIsEnabled)):
+            return current
+        current = current.__cause__ or current.__context__
+    return best
+
+
+def _transient(exc: BaseException) -> tuple[bool, float | None]:
+    """Whether ``exc`` is worth retrying, and the server's Retry-After in seconds if any."""
+    root = _root_cause(exc)
+    if isinstance(root, (OfflineModeIsEnabled, httpx2.ProxyError)):
+        return False, None
+    if isinstance(root, HfHubHTTPError) and root.response is not None:
+        status = root.response.status_code
+        if status in _TRANSIENT_STATUS or status >= 500:
+            return True, _retry_after(root.response.headers.get("Retry-After"))
+        return False, None
+    if isinstance(root, _TRANSIENT_EXC):
+        return True, None
+    return False, None
+
+
+def _retry_after(value: str | None) -> float | None:
+    if not value:
+        return None
+    try:
+        return float(value)
+    except ValueError:
+        return None

@@ -1,0 +1,455 @@
+"""Install skills from the Hub into a project and keep them in step with ``upskill-hub.lock``.
+
+``pull`` fetches (scan + validation happen in :mod:`registry.fetch`, before the project is
+touched), installs atomically and records the commit. ``install`` restores the locked commits,
+``update`` moves skills to the current commit of their ref, ``verify``, ``list_installed``,
+``outdated`` and ``remove`` read or edit the lock.
+
+``install --frozen`` fails (LockError, nothing written) whenever the lock would change:
+the lock file is missing; a skill asked for on the command line is not in it (or is locked at
+another ref); or the files downloaded for a locked commit do not hash to what the lock records.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from upskill_hub.errors import LocalModifications, LockError, UsageError
+from upskill_hub.registry.fetch import FetchedSkill, fetch_skills
+from upskill_hub.registry.hub import COMMIT_RE, Hub, parse_spec
+from upskill_hub.registry.install import install_skill, modified_files, remove_skill
+from upskill_hub.registry.lock import (
+    LOCK_FILENAME,
+    Lock,
+    LockedSkill,
+    lock_path,
+    read_lock,
+    target_entry,
+    write_lock,
+)
+from upskill_hub.registry.targets import find_project_root, skills_dirs
+
+DEFAULT_REF = "main"
+DEFAULT_WORKERS = 8
+
+
+@dataclass(frozen=True)
+class InstalledSkill:
+    """One skill a command dealt with: ``status`` is installed, unchanged or skipped."""
+
+    name: str
+    repo_id: str
+    ref: str | None
+    commit: str
+    status: str
+    targets: list[str] = field(default_factory=list)
+    previous_commit: str | None = None
+    detail: str = ""
+    warnings: list[str] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class InstallReport:
+    """What ``pull``, ``install`` or ``update`` did, skill by skill."""
+
+    project_root: Path
+    skills: list[InstalledSkill]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "project_root": str(self.project_root),
+            "lock": str(lock_path(self.project_root)),
+            "skills": [s.to_dict() for s in self.skills],
+        }
+
+
+@dataclass(frozen=True)
+class SkillState:
+    """A locked skill and how its installed copies compare with the lock."""
+
+    name: str
+    repo_id: str
+    ref: str | None
+    commit: str
+    subpath: str
+    targets: list[str]
+    missing: list[str]
+    modified: dict[str, list[str]]
+
+    @property
+    def clean(self) -> bool:
+        return not self.missing and not self.modified
+
+    def differing_files(self) -> list[str]:
+        """``<target>/<file>`` for every differing file, and each missing install folder."""
+        out = [f"{t} (missing)" for t in self.missing]
+        out += [f"{t}/{f}" for t, files in self.modified.items() for f in files]
+        return out
+
+    def to_dict(self) -> dict[str, Any]:
+        return {**asdict(self), "clean": self.clean}
+
+
+@dataclass(frozen=True)
+class OutdatedSkill:
+    name: str
+    repo_id: str
+    ref: str
+    locked: str
+    current: str
+
+    @property
+    def outdated(self) -> bool:
+        return self.locked != self.current
+
+    def to_dict(self) -> dict[str, Any]:
+        return {**asdict(self), "outdated": self.outdated}
+
+
+def project_root_for(path: Path | None) -> Path:
+    return find_project_root(Path(path) if path else Path.cwd())
+
+
+# -- pull ---------------------------------------------------------------------------------------
+
+
+def pull(
+    spec: str,
+    *,
+    skills: Sequence[str] = (),
+    agents: Sequence[str] = (),
+    custom_dir: Path | None = None,
+    global_: bool = False,
+    force: bool = False,
+    allow_unsafe: bool = False,
+    project_root: Path | None = None,
+    hub: Hub | None = None,
+) -> InstallReport:
+    """Fetch ``ns/name[@rev]`` (the named skills, or all), install them and lock the commit."""
+    root = project_root_for(project_root)
+    hub = hub or Hub()
+    dirs = skills_dirs(agents, project_root=root, global_=global_, custom_dir=custom_dir)
+    lock = read_lock(root)
+    fetched = fetch_skills(spec, list(skills) or None, hub=hub, allow_unsafe=allow_unsafe)
+    for f in fetched:
+        previous = lock.skills.get(f.name)
+        if previous and previous.repo_id != f.repo_id and not force:
+            raise UsageError(
+                f"a skill named {f.name!r} is already installed from {previous.repo_id}; "
+                f"run `upskill-hub remove {f.name}` first or use --force"
+            )
+    explicit = bool(agents) or custom_dir is not None or global_
+    done = [_install(root, lock, f, dirs, explicit=explicit, force=force) for f in fetched]
+    return InstallReport(root, done)
+
+
+def _install(
+    root: Path,
+    lock: Lock,
+    fetched: FetchedSkill,
+    dirs: list[Path],
+    *,
+    explicit: bool,
+    force: bool,
+    ref: str | None = None,
+) -> InstalledSkill:
+    """Install one fetched skill where asked (plus where it already was) and record it."""
+    previous = lock.skills.get(fetched.name)
+    if previous is not None and previous.repo_id != fetched.repo_id:
+        previous = None  # --force over another repo's skill: nothing of it to compare with
+    known = [p.parent for p in previous.target_paths(root)] if previous else []
+    chosen = (dirs if explicit or not known else []) + known
+    paths = install_skill(
+        fetched.path, fetched.name, _unique(chosen), previous=previous, force=force
+    )
+    entry = LockedSkill(
+        name=fetched.name,
+        repo_id=fetched.repo_id,
+        repo_type="model",
+        ref=fetched.ref if ref is None else ref,
+        commit=fetched.commit,
+        subpath=fetched.subpath,
+        files=dict(fetched.files),
+        targets=[target_entry(p, root) for p in paths],
+    )
+    lock.skills[fetched.name] = entry
+    write_lock(root, lock)
+    return InstalledSkill(
+        name=entry.name,
+        repo_id=entry.repo_id,
+        ref=entry.ref,
+        commit=entry.commit,
+        status="installed",
+        targets=entry.targets,
+        previous_commit=previous.commit if previous else None,
+        warnings=list(fetched.warnings),
+    )
+
+
+def _unique(dirs: Sequence[Path]) -> list[Path]:
+    seen: set[str] = set()
+    out: list[Path] = []
+    for d in dirs:
+        key = os.path.normpath(Path(d).absolute())
+        if key not in seen:
+            seen.add(key)
+            out.append(Path(d))
+    return out
+
+
+# -- state of the project -----------------------------------------------------------------------
+
+
+def skill_state(root: Path, locked: LockedSkill) -> SkillState:
+    """Compare each installed copy of ``locked`` with the hashes in the lock."""
+    missing: list[str] = []
+    modified: dict[str, list[str]] = {}
+    for entry, path in zip(locked.targets, locked.target_paths(root), strict=True):
+        if not path.is_dir():
+            missing.append(entry)
+            continue
+        changed = modified_files(path, locked)
+        if changed:
+            modified[entry] = changed
+    return SkillState(
+        name=locked.name,
+        repo_id=locked.repo_id,
+        ref=locked.ref,
+        commit=locked.commit,
+        subpath=locked.subpath,
+        targets=list(locked.targets),
+        missing=missing,
+        modified=modified,
+    )
+
+
+def list_installed(project_root: Path | None = None) -> list[SkillState]:
+    """Every locked skill with its source, commit and modified state."""
+    root = project_root_for(project_root)
+    lock = read_lock(root)
+    return [skill_state(root, lock.skills[name]) for name in sorted(lock.skills)]
+
+
+def verify(project_root: Path | None = None) -> list[SkillState]:
+    """The locked skills whose installed files differ from the lock (empty when all match)."""
+    root = project_root_for(project_root)
+    if not lock_path(root).is_file():
+        raise LockError(f"{lock_path(root)}: no lock file to verify against")
+    return [s for s in list_installed(root) if not s.clean]
+
+
+def remove(name: str, *, force: bool = False, project_root: Path | None = None) -> list[str]:
+    """Uninstall ``name`` (every folder and link) and drop it from the lock; its old targets."""
+    root = project_root_for(project_root)
+    lock = read_lock(root)
+    targets = list(lock.skills[name].targets) if name in lock.skills else []
+    write_lock(root, remove_skill(name, lock, root, force=force))
+    return targets
+
+
+def outdated(
+    names: Sequence[str] = (), *, project_root: Path | None = None, hub: Hub | None = None
+) -> list[OutdatedSkill]:
+    """Locked commit vs the current commit of each skill's ref (a pinned commit never moves)."""
+    root = project_root_for(project_root)
+    hub = hub or Hub()
+    lock = read_lock(root)
+    chosen = _locked(lock, names)
+    with ThreadPoolExecutor(max_workers=DEFAULT_WORKERS) as pool:
+        currents = list(pool.map(lambda s: hub.resolve(s.repo_id, s.ref or DEFAULT_REF), chosen))
+    return [
+        OutdatedSkill(s.name, s.repo_id, s.ref or DEFAULT_REF, s.commit, current)
+        for s, current in zip(chosen, currents, strict=True)
+    ]
+
+
+def _locked(lock: Lock, names: Sequence[str]) -> list[LockedSkill]:
+    missing = [n for n in names if n not in lock.skills]
+    if missing:
+        raise UsageError(f"not in {LOCK_FILENAME}: {', '.join(missing)}")
+    return [lock.skills[n] for n in (names or sorted(lock.skills))]
+
+
+# -- install from the lock ----------------------------------------------------------------------
+
+
+def install_locked(
+    requests: Sequence[str] = (),
+    *,
+    frozen: bool = False,
+    force: bool = False,
+    allow_unsafe: bool = False,
+    project_root: Path | None = None,
+    hub: Hub | None = None,
+    workers: int = DEFAULT_WORKERS,
+) -> InstallReport:
+    """Restore the locked commits (of the requested skills, or all) into their locked folders.
+
+    A request is a locked skill name or ``ns/name[@rev]``; without ``frozen`` a repo that is not
+    locked is pulled and added. Copies that already match the lock are left alone (no request);
+    edited copies are refused without ``force``. Downloads run in parallel.
+    """
+    root = project_root_for(project_root)
+    hub = hub or Hub()
+    if frozen and not lock_path(root).is_file():
+        raise LockError(f"{lock_path(root)}: missing; --frozen needs a lock file")
+    lock = read_lock(root)
+    chosen, new_specs = _resolve_requests(lock, requests)
+    if frozen and new_specs:
+        raise LockError(f"--frozen: the lock would change: not locked: {', '.join(new_specs)}")
+    states = [skill_state(root, s) for s in chosen]
+    edited = [s for s in states if s.modified]
+    if edited and not force:
+        raise LocalModifications(
+            "modified locally (use --force to overwrite): "
+            + ", ".join(f for s in edited for f in s.differing_files() if "(missing)" not in f)
+        )
+    todo = [lock.skills[s.name] for s in states if not s.clean or not s.targets]
+    fetched = _fetch_parallel(todo, hub, allow_unsafe, workers)
+    changed = [
+        f"{f.name}: {', '.join(_hash_diff(lock.skills[f.name].files, f.files))}"
+        for f in fetched
+        if f.files != lock.skills[f.name].files
+    ]
+    if frozen and changed:
+        raise LockError(f"--frozen: the lock would change: files differ: {'; '.join(changed)}")
+    report: list[InstalledSkill] = []
+    done = {f.name: f for f in fetched}
+    for state in states:
+        locked = lock.skills[state.name]
+        if state.name not in done:
+            report.append(
+                InstalledSkill(
+                    locked.name,
+                    locked.repo_id,
+                    locked.ref,
+                    locked.commit,
+                    "unchanged",
+                    list(locked.targets),
+                )
+            )
+            continue
+        dirs = [p.parent for p in locked.target_paths(root)] or skills_dirs((), project_root=root)
+        report.append(
+            _install(root, lock, done[state.name], dirs, explicit=True, force=force, ref=locked.ref)
+        )
+    for spec in new_specs:
+        report += pull(
+            spec, force=force, allow_unsafe=allow_unsafe, project_root=root, hub=hub
+        ).skills
+    return InstallReport(root, report)
+
+
+def _resolve_requests(lock: Lock, requests: Sequence[str]) -> tuple[list[LockedSkill], list[str]]:
+    """Split requests into locked skills and specs of repos the lock does not hold."""
+    if not requests:
+        return [lock.skills[n] for n in sorted(lock.skills)], []
+    chosen: dict[str, LockedSkill] = {}
+    new_specs: list[str] = []
+    for request in requests:
+        if "/" not in request:
+            chosen.update({s.name: s for s in _locked(lock, [request])})
+            continue
+        repo_id, ref = parse_spec(request)
+        hits = [
+            s
+            for s in lock.skills.values()
+            if s.repo_id == repo_id and (ref is None or ref in (s.ref, s.commit))
+        ]
+        if hits:
+            chosen.update({s.name: s for s in hits})
+        else:
+            new_specs.append(request)
+    return [chosen[n] for n in sorted(chosen)], new_specs
+
+
+def _fetch_parallel(
+    locked: Sequence[LockedSkill], hub: Hub, allow_unsafe: bool, workers: int
+) -> list[FetchedSkill]:
+    def one(s: LockedSkill) -> FetchedSkill:
+        [fetched] = fetch_skills(
+            f"{s.repo_id}@{s.commit}", [s.name], hub=hub, allow_unsafe=allow_unsafe
+        )
+        return fetched
+
+    if not locked:
+        return []
+    with ThreadPoolExecutor(max_workers=max(1, min(workers, len(locked)))) as pool:
+        return list(pool.map(one, locked))
+
+
+def _hash_diff(old: dict[str, str], new: dict[str, str]) -> list[str]:
+    return sorted(k for k in set(old) | set(new) if old.get(k) != new.get(k))
+
+
+# -- update -------------------------------------------------------------------------------------
+
+
+def update(
+    names: Sequence[str] = (),
+    *,
+    force: bool = False,
+    allow_unsafe: bool = False,
+    project_root: Path | None = None,
+    hub: Hub | None = None,
+) -> InstallReport:
+    """Move the named skills (all when none) to the current commit of their ref.
+
+    Edited skills are never touched without ``force``: a named one is an error, and with no
+    names they are reported as skipped.
+    """
+    root = project_root_for(project_root)
+    hub = hub or Hub()
+    lock = read_lock(root)
+    chosen = _locked(lock, names)
+    report: list[InstalledSkill] = []
+    for locked in chosen:
+        state = skill_state(root, locked)
+        if state.modified and not force:
+            files = ", ".join(f for f in state.differing_files() if "(missing)" not in f)
+            if names:
+                raise LocalModifications(
+                    f"skill '{locked.name}' was modified locally: {files}; use --force"
+                )
+            report.append(
+                InstalledSkill(
+                    locked.name,
+                    locked.repo_id,
+                    locked.ref,
+                    locked.commit,
+                    "skipped",
+                    list(locked.targets),
+                    detail=f"modified locally: {files}",
+                )
+            )
+            continue
+        ref = locked.ref or DEFAULT_REF
+        current = locked.commit if COMMIT_RE.fullmatch(ref) else hub.resolve(locked.repo_id, ref)
+        if current == locked.commit and state.clean:
+            report.append(
+                InstalledSkill(
+                    locked.name,
+                    locked.repo_id,
+                    locked.ref,
+                    locked.commit,
+                    "unchanged",
+                    list(locked.targets),
+                )
+            )
+            continue
+        [fetched] = fetch_skills(
+            f"{locked.repo_id}@{current}", [locked.name], hub=hub, allow_unsafe=allow_unsafe
+        )
+        dirs = [p.parent for p in locked.target_paths(root)]
+        report.append(
+            _install(root, lock, fetched, dirs, explicit=True, force=force, ref=locked.ref)
+        )
+    return InstallReport(root, report)

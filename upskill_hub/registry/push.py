@@ -1,0 +1,229 @@
+"""Publish skills to a Hub model repo: validate, scan, upload the skill files and a model card.
+
+A skill folder becomes a repo with the skill at its root; a folder of skills (or a skill that
+ships its own README.md, which the card would replace) becomes ``skills/<name>/...``. Only
+the skill's own files are uploaded (VCS and OS junk excluded); files left over from an earlier
+push are deleted in the same commit. The scanned bytes are the uploaded bytes.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from huggingface_hub import CommitOperationAdd, CommitOperationDelete
+
+from upskill_hub.errors import UsageError
+from upskill_hub.registry.card import CardSkill, build_card, results_section
+from upskill_hub.registry.fetch import REPO_FILES, check_skill_dir
+from upskill_hub.registry.hub import Hub, parse_spec
+from upskill_hub.registry.scan import ScanFinding, ScanLimits, scan_tree
+from upskill_hub.skill import discover_skills, list_files, load_skill
+
+CARD_FILE = "README.md"
+
+
+@dataclass(frozen=True)
+class PushResult:
+    """What ``push`` did: ``url`` is the pull request when one was opened, else the repo."""
+
+    repo_id: str
+    commit: str
+    url: str
+    tag: str | None
+    skills: list[str] = field(default_factory=list)
+    files: list[str] = field(default_factory=list)
+    deleted: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+    pr_url: str | None = None
+
+    def to_dict(self) -> dict[str, str | None]:
+        return {"repo_id": self.repo_id, "commit": self.commit, "url": self.url, "tag": self.tag}
+
+
+@dataclass(frozen=True)
+class _Prepared:
+    name: str
+    subpath: str
+    staged: Path
+    files: list[str]
+    card: CardSkill
+
+
+def push_skills(
+    path: Path,
+    *,
+    repo_id: str | None = None,
+    private: bool = False,
+    tag: str | None = None,
+    message: str | None = None,
+    create_pr: bool = False,
+    allow_unsafe: bool = False,
+    hub: Hub | None = None,
+    limits: ScanLimits | None = None,
+) -> PushResult:
+    """Validate, scan and upload the skill(s) at ``path``; tag the commit when ``tag`` is given.
+
+    Raises ValidationRefused / ScanRefused before any request is made.
+    """
+    if tag and create_pr:
+        raise UsageError("--tag cannot be combined with --create-pr: tag after the PR is merged")
+    path = Path(path)
+    hub = hub or Hub()
+    limits = limits or ScanLimits()
+    dirs = discover_skills(path)
+    multi = len(dirs) > 1 or dirs[0].resolve() != path.resolve()
+    with tempfile.TemporaryDirectory(prefix="upskill-push-") as tmp:
+        prepared, warnings = _prepare_all(dirs, Path(tmp), limits, allow_unsafe)
+        multi = multi or any(CARD_FILE in p.files for p in prepared)
+        prepared = [_with_layout(p, multi) for p in prepared]
+        _check_unique(prepared)
+        if repo_id is None:
+            base = prepared[0].name if not multi else path.resolve().name
+            repo_id = f"{hub.whoami()}/{base}"
+        repo_id, rev = parse_spec(repo_id)
+        if rev:
+            raise UsageError(f"--repo takes NS/NAME without a revision, got {repo_id}@{rev}")
+        return _upload(
+            hub,
+            repo_id,
+            prepared,
+            warnings,
+            private=private,
+            tag=tag,
+            message=message,
+            create_pr=create_pr,
+        )
+
+
+def scan_local(
+    path: Path, limits: ScanLimits | None = None
+) -> list[tuple[Path, list[ScanFinding]]]:
+    """The security scan of each skill under ``path``, over exactly the files push uploads."""
+    limits = limits or ScanLimits()
+    results: list[tuple[Path, list[ScanFinding]]] = []
+    with tempfile.TemporaryDirectory(prefix="upskill-scan-") as tmp:
+        for index, skill_dir in enumerate(discover_skills(Path(path))):
+            staged = Path(tmp) / str(index) / skill_dir.resolve().name
+            _copy_files(skill_dir, staged, list_files(skill_dir))
+            results.append((skill_dir, scan_tree(staged, limits)))
+    return results
+
+
+def _prepare_all(
+    dirs: list[Path], tmp: Path, limits: ScanLimits, allow_unsafe: bool
+) -> tuple[list[_Prepared], list[str]]:
+    prepared: list[_Prepared] = []
+    warnings: list[str] = []
+    for index, skill_dir in enumerate(dirs):
+        skill = load_skill(skill_dir, with_tests=False)
+        staged = tmp / str(index) / skill_dir.resolve().name
+        _copy_files(skill_dir, staged, skill.files)
+        where = str(skill_dir)
+        warnings += check_skill_dir(staged, limits=limits, allow_unsafe=allow_unsafe, where=where)
+        card = CardSkill(skill.name, skill.description, skill.files, "", skill.license)
+        prepared.append(_Prepared(skill.name, "", staged, list(skill.files), card))
+    return prepared, warnings
+
+
+def _with_layout(p: _Prepared, multi: bool) -> _Prepared:
+    subpath = f"skills/{p.name}" if multi else ""
+    card = CardSkill(p.card.name, p.card.description, p.card.files, subpath, p.card.license)
+    return _Prepared(p.name, subpath, p.staged, p.files, card)
+
+
+def _check_unique(prepared: list[_Prepared]) -> None:
+    seen: set[str] = set()
+    for p in prepared:
+        if p.name in seen:
+            raise UsageError(f"two skills are named {p.name!r}; skill names must be unique")
+        seen.add(p.name)
+
+
+def _copy_files(src: Path, dest: Path, files: list[str]) -> None:
+    """Copy exactly the files that will be uploaded (links kept as links, for the scan)."""
+    dest.mkdir(parents=True)
+    for rel in files:
+        source, target = src / rel, dest / rel
+        target.parent.mkdir(parents=True, exist_ok=True)
+        if source.is_symlink():
+            os.symlink(os.readlink(source), target)
+        else:
+            shutil.copyfile(source, target)
+            if os.stat(source).st_mode & 0o111:
+                os.chmod(target, 0o755)
+
+
+def _upload(
+    hub: Hub,
+    repo_id: str,
+    prepared: list[_Prepared],
+    warnings: list[str],
+    *,
+    private: bool,
+    tag: str | None,
+    message: str | None,
+    create_pr: bool,
+) -> PushResult:
+    api = hub.api
+    hub.call(
+        lambda: api.create_repo(repo_id, private=private, exist_ok=True, repo_type="model"),
+        repo_id=repo_id,
+        action="create repo",
+    )
+    existing = hub.call(lambda: api.list_repo_files(repo_id), repo_id=repo_id, action="list")
+    results = _existing_results(hub, repo_id) if CARD_FILE in existing else None
+    card = build_card(repo_id, [p.card for p in prepared], results=results)
+    operations: list[CommitOperationAdd | CommitOperationDelete] = [
+        CommitOperationAdd(path_in_repo=CARD_FILE, path_or_fileobj=card.encode("utf-8"))
+    ]
+    uploaded: list[str] = []
+    for p in prepared:
+        for rel in p.files:
+            repo_path = f"{p.subpath}/{rel}" if p.subpath else rel
+            operations.append(
+                CommitOperationAdd(path_in_repo=repo_path, path_or_fileobj=str(p.staged / rel))
+            )
+            uploaded.append(repo_path)
+    keep = set(uploaded) | REPO_FILES
+    deleted = sorted(f for f in existing if f not in keep)
+    operations += [CommitOperationDelete(path_in_repo=f) for f in deleted]
+    names = ", ".join(p.name for p in prepared)
+    info = hub.call(
+        lambda: api.create_commit(
+            repo_id,
+            operations,
+            commit_message=message or f"Upload skill {names}",
+            create_pr=create_pr,
+        ),
+        repo_id=repo_id,
+        action="commit",
+    )
+    if tag:
+        hub.call(
+            lambda: api.create_tag(repo_id, tag=tag, revision=info.oid, tag_message=message),
+            repo_id=repo_id,
+            revision=tag,
+            action="create tag",
+        )
+    pr_url = getattr(info, "pr_url", None)
+    return PushResult(
+        repo_id=repo_id,
+        commit=info.oid,
+        url=pr_url or hub.repo_url(repo_id),
+        tag=tag,
+        skills=[p.name for p in prepared],
+        files=sorted(uploaded),
+        deleted=deleted,
+        warnings=warnings,
+        pr_url=pr_url,
+    )
+
+
+def _existing_results(hub: Hub, repo_id: str) -> str | None:
+    """The Results section of the card being replaced, so a new version keeps it."""
+    text = hub.download_file(repo_id, CARD_FILE).read_text("utf-8", errors="replace")
+    return results_section(text)
