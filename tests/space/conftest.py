@@ -1,0 +1,130 @@
+"""Space fixtures: a small skill on the local Hub, a scripted OpenAI-compatible server, and the
+app itself running on a free port (real HTTP, as visitors and gradio_client reach it)."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import socket
+import sys
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import pytest
+
+from tests.support.llm_servers import FakeLLMServer, openai_server
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+APP_FILE = REPO_ROOT / "space" / "app.py"
+ARTIFACTS = REPO_ROOT / "test-artifacts"
+#: The visitor's API key in every test: it must never show up in a page, a log or a dataset.
+SENTINEL_KEY = "sk-SENTINEL-do-not-leak-4f2a9c"
+MARKER = "Always answer with the word PINEAPPLE"
+
+
+def free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def write_demo_skill(parent: Path, name: str = "fruit-answers") -> Path:
+    """A valid skill with three cases a model passes only when it follows the skill."""
+    folder = parent / name
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "SKILL.md").write_text(
+        f"---\nname: {name}\ndescription: Answers fruit questions the house way.\n"
+        f"license: Apache-2.0\n---\n# Fruit answers\n\n{MARKER}, in capitals.\n",
+        encoding="utf-8",
+    )
+    tests = [
+        {
+            "id": f"fruit-{i}",
+            "input": f"Question {i}: which fruit should I buy?",
+            "assertions": [{"type": "contains", "values": ["PINEAPPLE"]}],
+        }
+        for i in (1, 2, 3)
+    ]
+    (folder / "skill_meta.json").write_text(
+        json.dumps({"metadata": {"version": "1.0.0"}, "tests": tests}, indent=2), encoding="utf-8"
+    )
+    return folder
+
+
+def skill_aware_responder(request: dict[str, Any]) -> str:
+    from tests.support.llm_servers import system_prompt
+
+    if MARKER in system_prompt(request):
+        return "Buy a PINEAPPLE: it is sweet <b>and</b> ripe."
+    return "Buy an apple <script>alert(1)</script>."
+
+
+@dataclass
+class SkillRepo:
+    repo_id: str
+    name: str
+
+
+@pytest.fixture(scope="session")
+def skill_repo(hub_server: object, tmp_path_factory: pytest.TempPathFactory) -> SkillRepo:
+    """The demo skill pushed to the local Hub (a single-skill model repo)."""
+    from upskill_hub.registry.push import push_skills
+
+    folder = write_demo_skill(tmp_path_factory.mktemp("skill"))
+    result = push_skills(folder, repo_id="local-user/fruit-answers-space")
+    return SkillRepo(result.repo_id, "fruit-answers")
+
+
+@pytest.fixture
+def llm() -> Iterator[FakeLLMServer]:
+    """An OpenAI-compatible server that demands the sentinel key."""
+    with openai_server(skill_aware_responder, api_key=SENTINEL_KEY, latency=0.01) as server:
+        yield server
+
+
+def load_app_module() -> ModuleType:
+    """``space/app.py`` imported by path (it is a script, not a package module)."""
+    spec = importlib.util.spec_from_file_location("upskill_space_app", APP_FILE)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.fixture(scope="session")
+def app_module() -> ModuleType:
+    return load_app_module()
+
+
+@dataclass
+class RunningApp:
+    url: str
+    runs_dir: Path
+
+
+@pytest.fixture(scope="module")
+def running_app(
+    app_module: ModuleType, hub_server: object, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[RunningApp]:
+    """The app in local mode on a free port; run folders in a temp dir."""
+    from upskill_hub.space_support.settings import SpaceSettings
+
+    runs_dir = tmp_path_factory.mktemp("space-runs")
+    demo = app_module.build_demo(SpaceSettings.for_mode(False, output_root=runs_dir))
+    port = free_port()
+    demo.launch(server_name="127.0.0.1", server_port=port, prevent_thread_lock=True, quiet=True)
+    try:
+        yield RunningApp(f"http://127.0.0.1:{port}/", runs_dir)
+    finally:
+        demo.close()
+
+
+def files_text(root: Path) -> str:
+    """Every file under ``root`` as text, for "never leaks" checks."""
+    return "\n".join(
+        p.read_bytes().decode("utf-8", errors="replace") for p in root.rglob("*") if p.is_file()
+    )

@@ -1,0 +1,159 @@
+"""``results push | show | compare``: publish a run folder as a Hub dataset and read it back.
+
+Thin adapter over :mod:`upskill_hub.publish`; datasets and huggingface_hub are imported only
+when a command runs. Errors propagate to ``cli.main``, which prints one line.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import typer
+
+from upskill_hub.cli.output import OutputFormat, console, print_json
+
+if TYPE_CHECKING:
+    from upskill_hub.publish.results_view import ModelComparison, RunResults
+
+FORMAT_OPTION = typer.Option(OutputFormat.text, "--format", help="Output format: text or json.")
+
+results_app = typer.Typer(
+    name="results",
+    help="Publish eval results to a Hub dataset, show them, compare runs.",
+    no_args_is_help=True,
+)
+
+
+@results_app.command("push")
+def push(
+    run_dir: Path = typer.Argument(..., help="A run folder written by `upskill-hub eval`."),
+    repo: str = typer.Option(..., "--repo", help="Results dataset NS/NAME (created if missing)."),
+    private: bool = typer.Option(False, "--private", help="Create the dataset as private."),
+    update_skill_card: bool = typer.Option(
+        False, "--update-skill-card", help="Also write the results into the skill repo's card."
+    ),
+    skill_repo: str = typer.Option(
+        None, "--skill-repo", help="Skill model repo NS/NAME (default: the run's Hub skill)."
+    ),
+    create_pr: bool = typer.Option(
+        False, "--create-pr", help="Open a pull request for the skill card instead."
+    ),
+    output_format: OutputFormat = FORMAT_OPTION,
+) -> None:
+    """Add a run to a Hub results dataset (a new split) and update its card."""
+    from upskill_hub.publish.results_dataset import push_results
+
+    pushed = push_results(
+        run_dir,
+        repo,
+        private=private,
+        update_skill_card=update_skill_card,
+        skill_repo=skill_repo,
+        create_pr=create_pr,
+    )
+    if output_format is OutputFormat.json:
+        data = pushed.to_dict()  # repo_id, url, commit, split; skill card fields when set
+        print_json({k: v for k, v in data.items() if v is not None})
+        return
+    out = console()
+    out.print(f"Pushed run [bold]{pushed.split}[/bold] to [bold]{pushed.repo_id}[/bold]")
+    out.print(f"  commit {pushed.commit}")
+    out.print(f"  {pushed.url}")
+    if pushed.skill_card_pr_url:
+        out.print(f"  skill card pull request: {pushed.skill_card_pr_url}")
+    elif pushed.skill_card_commit:
+        out.print(f"  skill card updated: commit {pushed.skill_card_commit}")
+
+
+@results_app.command("show")
+def show(
+    source: str = typer.Argument(..., help="A run folder, or a results dataset NS/NAME[:split]."),
+    split: str = typer.Option(None, "--split", help="The run (split) to show; default latest."),
+    output_format: OutputFormat = FORMAT_OPTION,
+) -> None:
+    """Print one run's summary: pass rates, intervals, lift and verdict per model."""
+    from upskill_hub.publish.results_view import load_results
+
+    results = load_results(source, split)
+    if output_format is OutputFormat.json:
+        print_json(results.to_dict())
+        return
+    _print_summary(results)
+
+
+@results_app.command("compare")
+def compare(
+    a: str = typer.Argument(..., help="Run A: a run folder or NS/NAME[:split]."),
+    b: str = typer.Argument(..., help="Run B: a run folder or NS/NAME[:split]."),
+    output_format: OutputFormat = FORMAT_OPTION,
+) -> None:
+    """Show two runs side by side per model, with the change in lift (B − A)."""
+    from upskill_hub.publish.results_view import compare_results, load_results
+
+    run_a, run_b = load_results(a), load_results(b)
+    rows = compare_results(run_a, run_b)
+    if output_format is OutputFormat.json:
+        print_json(
+            {
+                "a": {"source": run_a.source, "split": run_a.split},
+                "b": {"source": run_b.source, "split": run_b.split},
+                "models": [r.to_dict() for r in rows],
+            }
+        )
+        return
+    _print_comparison(run_a, run_b, rows)
+
+
+def _print_summary(results: RunResults) -> None:
+    from rich.table import Table
+
+    from upskill_hub.publish import summary_text as fmt
+
+    table = Table(title=f"{results.source} · {results.split}", title_justify="left")
+    for column in ("model", "baseline (95% CI)", "with skill (95% CI)", "lift (95% CI)"):
+        table.add_column(column)
+    table.add_column("tokens (base → skill)", justify="right")
+    table.add_column("verdict")
+    for m in results.models:
+        table.add_row(
+            m.model,
+            fmt.rate_with_ci(m.baseline),
+            fmt.rate_with_ci(m.with_skill),
+            fmt.lift_with_ci(m),
+            fmt.tokens_pair(m),
+            m.verdict,
+        )
+    console().print(table)
+
+
+def _print_comparison(a: RunResults, b: RunResults, rows: list[ModelComparison]) -> None:
+    from rich.table import Table
+
+    from upskill_hub.publish import summary_text as fmt
+
+    out = console()
+    out.print(f"A: {a.source} · {a.split}")
+    out.print(f"B: {b.source} · {b.split}")
+    table = Table()
+    for column in ("model", "A baseline", "A with skill", "A lift"):
+        table.add_column(column)
+    for column in ("B baseline", "B with skill", "B lift", "Δ with skill", "Δ lift"):
+        table.add_column(column)
+    for r in rows:
+        table.add_row(
+            r.model,
+            fmt.percent(r.a.baseline.get("pass_rate")) if r.a and r.a.baseline else fmt.NONE,
+            fmt.percent(r.a.with_skill.get("pass_rate")) if r.a and r.a.with_skill else fmt.NONE,
+            fmt.points(r.a.lift) if r.a else fmt.NONE,
+            fmt.percent(r.b.baseline.get("pass_rate")) if r.b and r.b.baseline else fmt.NONE,
+            fmt.percent(r.b.with_skill.get("pass_rate")) if r.b and r.b.with_skill else fmt.NONE,
+            fmt.points(r.b.lift) if r.b else fmt.NONE,
+            fmt.points(r.with_skill_delta),
+            fmt.points(r.lift_delta),
+        )
+    out.print(table)
+
+
+def register(app: typer.Typer) -> None:
+    app.add_typer(results_app, name="results")

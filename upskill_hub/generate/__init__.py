@@ -1,0 +1,17 @@
+"""``upskill-hub generate``: a teacher model writes a skill and its tests, students measure it,
+failures refine it. See :mod:`upskill_hub.generate.loop` for the loop and its stopping rule.
+
+Modules: ``traces`` (session readers and condensing), ``sources`` (what ``--from`` points at),
+``teacher`` (prompts and the checked structured answer), ``evidence`` (failure evidence for the
+teacher), ``loop`` (the generate/measure/refine loop).
+"""
+
+from upskill_hub.generate.loop import (
+    GenerateConfig,
+    GenerateResult,
+    IterationRecord,
+    generate,
+    run_generate,
+)
+
+__all__ = ["GenerateConfig", "GenerateResult", "IterationRecord", "generate", "run_generate"]

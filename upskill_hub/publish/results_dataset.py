@@ -1,0 +1,373 @@
+"""Publish a run folder as a Hub dataset: ``samples`` and ``summary`` configs, a split per run.
+
+:func:`push_results` reads what the eval wrote (never re-runs anything), turns it into rows
+(``schemas/results_sample.schema.json``, ``schemas/summary.schema.json``; the dataset's
+features are derived from those schemas so every run has the same columns), pushes both
+configs with ``datasets`` under the split ``run_<run id>`` (a second run adds a split; pushing
+the same run again replaces only its own split), then rewrites the dataset card and uploads
+the chart in one commit, and optionally updates the skill repo's card. Every string is
+scrubbed of secrets before it leaves the machine. ``datasets`` is imported only when pushing.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import re
+from collections.abc import Iterator
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from upskill_hub.errors import HubError, UsageError
+from upskill_hub.evaluation.run_dir import SAMPLES_FILE, RunRecord, load_run
+from upskill_hub.publish.redaction import scrub, secret_values
+from upskill_hub.skill.schemas import load_schema, schema_errors
+
+if TYPE_CHECKING:
+    from datasets import Features
+
+    from upskill_hub.registry.hub import Hub
+
+SAMPLES_CONFIG = "samples"
+SUMMARY_CONFIG = "summary"
+SAMPLE_SCHEMA = "results_sample"
+SUMMARY_SCHEMA = "summary"
+CARD_FILE = "README.md"
+
+
+@dataclass(frozen=True)
+class PushedResults:
+    """Where a run was published: the dataset, its head commit and split, and the skill card."""
+
+    repo_id: str
+    url: str
+    commit: str
+    split: str
+    skill_card_commit: str | None = None
+    skill_card_pr_url: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def split_name(run_id: str) -> str:
+    """The dataset split of a run: ``run_`` + the run id with every non-word run made ``_``."""
+    slug = re.sub(r"\W+", "_", run_id, flags=re.ASCII).strip("_")
+    if not slug:
+        raise UsageError(f"run id {run_id!r} gives no usable split name")
+    return slug if slug.startswith("run_") else f"run_{slug}"
+
+
+def dataset_repo_id(repo_id: str) -> str:
+    """``repo_id`` checked as ``NS/NAME`` (no revision); a UsageError otherwise."""
+    from upskill_hub.registry.hub import parse_spec
+
+    parsed, revision = parse_spec(repo_id)
+    if revision is not None:
+        raise UsageError(f"{repo_id!r}: give the dataset as NS/NAME, without '@revision'")
+    return parsed
+
+
+def read_run(run_dir: Path) -> RunRecord:
+    """The run folder read back, refusing folders that hold nothing publishable."""
+    path = Path(run_dir)
+    if not path.is_dir():
+        raise UsageError(f"{path}: no such run folder")
+    if not (path / SAMPLES_FILE).is_file():
+        raise UsageError(f"{path}: no samples.jsonl (not a run folder, or nothing ran yet)")
+    record = load_run(path)
+    if not record.samples:
+        raise UsageError(f"{record.folder.samples_file}: no samples to publish")
+    if record.summary is None:
+        hint = record.info.get("resume") or "upskill-hub eval ... --resume RUN_DIR"
+        raise UsageError(f"{path}: no summary.json; finish the run first ({hint})")
+    return record
+
+
+def run_id_of(record: RunRecord) -> str:
+    return str(record.info.get("run_id") or record.folder.path.name)
+
+
+def _skill_fields(record: RunRecord) -> dict[str, Any]:
+    skill = record.info.get("skill") or {}
+    return {
+        "skill_name": str(skill.get("name") or (record.summary or {}).get("skill") or "skill"),
+        "skill_repo": skill.get("repo_id"),
+        "skill_commit": skill.get("revision"),
+    }
+
+
+def _tool_version(record: RunRecord) -> str:
+    tool = record.info.get("tool") or {}
+    return str(tool.get("version") or "")
+
+
+def sample_rows(record: RunRecord, secrets: list[str]) -> list[dict[str, Any]]:
+    """One ``samples`` row per sample (schema ``results_sample``), secrets scrubbed."""
+    inputs = {case.id: case.input for case in record.cases}
+    skill = _skill_fields(record)
+    run_id, version = run_id_of(record), _tool_version(record)
+    rows = []
+    for s in record.samples:
+        row = {
+            "run_id": run_id,
+            "model": s.model,
+            "case_id": s.case_id,
+            "input": inputs.get(s.case_id, ""),
+            "arm": s.arm,
+            "run": s.run,
+            "output": s.output,
+            "assertions": [a.to_dict() for a in s.assertions],
+            "passed": s.outcome == "pass",
+            "outcome": s.outcome,
+            "error": s.error,
+            "input_tokens": s.input_tokens,
+            "output_tokens": s.output_tokens,
+            "latency_s": float(s.latency_s),
+            "attempts": s.attempts,
+            **skill,
+            "prompt_hash": s.prompt_hash,
+            "tool_version": version,
+            "finished_at": s.finished_at,
+        }
+        rows.append(scrub(row, secrets))
+    return rows
+
+
+def _arm_row(arm: dict[str, Any]) -> dict[str, Any]:
+    ci = arm.get("ci95") or [0.0, 1.0]
+    tokens = arm.get("tokens") or {}
+    return {
+        "pass_rate": arm.get("pass_rate"),
+        "ci_low": float(ci[0]),
+        "ci_high": float(ci[1]),
+        "passed": int(arm.get("passed", 0)),
+        "total": int(arm.get("total", 0)),
+        "errors": int(arm.get("errors", 0)),
+        "input_tokens": tokens.get("input"),
+        "output_tokens": tokens.get("output"),
+        "latency_s": arm.get("latency_s"),
+    }
+
+
+def summary_rows(record: RunRecord, secrets: list[str]) -> list[dict[str, Any]]:
+    """One ``summary`` row per model and arm (schema ``summary``), from summary.json."""
+    summary = record.summary or {}
+    base = {"run_id": run_id_of(record), **_skill_fields(record)}
+    rows = []
+    for model in summary.get("models") or []:
+        lift_ci = model.get("lift_ci95") or [None, None]
+        shared = {
+            "lift": model.get("lift"),
+            "lift_ci_low": lift_ci[0],
+            "lift_ci_high": lift_ci[1],
+            "token_savings": model.get("token_savings"),
+            "verdict": str(model.get("verdict") or ""),
+            "complete": bool(summary.get("complete", True)),
+            "started_at": record.info.get("started_at"),
+            "finished_at": record.info.get("finished_at"),
+            "tool_version": _tool_version(record),
+        }
+        for arm in ("baseline", "with_skill"):
+            if model.get(arm) is None:
+                continue
+            row = {
+                **base,
+                "model": str(model["model"]),
+                "arm": arm,
+                "runs": int(model.get("runs", 0)),
+                "cases": int(model.get("cases", 0)),
+                **_arm_row(model[arm]),
+                **shared,
+            }
+            rows.append(scrub(row, secrets))
+    return rows
+
+
+def check_rows(rows: list[dict[str, Any]], schema: str, source: Path) -> None:
+    """Raise a one-line UsageError naming the first row that does not fit ``schema``."""
+    for number, row in enumerate(rows, 1):
+        errors = schema_errors(schema, row)
+        if errors:
+            where, message = errors[0]
+            raise UsageError(f"{source}: row {number} is not publishable ({where}: {message})")
+
+
+def dataset_features(schema: str) -> Features:
+    """The ``datasets`` features of a row schema (column order = the schema's properties)."""
+    from datasets import Features, List, Value
+
+    scalars = {"string": "string", "integer": "int64", "number": "float64", "boolean": "bool"}
+
+    def feature(prop: dict[str, Any]) -> Any:
+        declared = prop["type"]
+        kind = declared if isinstance(declared, str) else next(t for t in declared if t != "null")
+        if kind == "array":
+            return List(feature(prop["items"]))
+        if kind == "object":
+            return {name: feature(p) for name, p in prop["properties"].items()}
+        return Value(scalars[kind])
+
+    return Features({n: feature(p) for n, p in load_schema(schema)["properties"].items()})
+
+
+@contextlib.contextmanager
+def quiet_datasets() -> Iterator[None]:
+    """Silence datasets' progress bars and info logs for the duration (restored afterwards)."""
+    from datasets.utils import logging as ds_logging
+
+    bars, level = ds_logging.is_progress_bar_enabled(), ds_logging.get_verbosity()
+    ds_logging.disable_progress_bar()
+    ds_logging.set_verbosity_error()
+    try:
+        yield
+    finally:
+        ds_logging.set_verbosity(level)
+        if bars:
+            ds_logging.enable_progress_bar()
+
+
+def _push_split(hub: Hub, repo_id: str, config: str, rows: list[dict[str, Any]], split: str) -> str:
+    from datasets import Dataset
+
+    dataset = Dataset.from_list(rows, features=dataset_features(config_schema(config)))
+    try:
+        info = hub.call(
+            lambda: dataset.push_to_hub(
+                repo_id,
+                config_name=config,
+                split=split,
+                commit_message=f"Add {config} of {split}",
+            ),
+            repo_id=repo_id,
+            action=f"push {config}",
+        )
+    except ValueError as exc:  # e.g. the repo's existing config has other columns
+        first = str(exc).splitlines()[0][:200]
+        raise HubError(f"{repo_id}: cannot add {config}/{split} to this dataset ({first})") from exc
+    return str(info.oid)
+
+
+def config_schema(config: str) -> str:
+    return {SAMPLES_CONFIG: SAMPLE_SCHEMA, SUMMARY_CONFIG: SUMMARY_SCHEMA}[config]
+
+
+def _write_card(
+    hub: Hub,
+    repo_id: str,
+    record: RunRecord,
+    rows: list[dict[str, Any]],
+    split: str,
+    secrets: list[str],
+) -> str:
+    """Rewrite README.md (keeping datasets' metadata and earlier runs) and upload the chart.
+
+    The commit names its parent, so a push landing in between makes it retry on the new card.
+    """
+    for attempt in range(1, 4):
+        try:
+            return _write_card_once(hub, repo_id, record, rows, split, secrets)
+        except HubError as exc:
+            if attempt == 3 or _status(exc) != 412:
+                raise
+    raise AssertionError("unreachable")  # pragma: no cover
+
+
+def _write_card_once(
+    hub: Hub,
+    repo_id: str,
+    record: RunRecord,
+    rows: list[dict[str, Any]],
+    split: str,
+    secrets: list[str],
+) -> str:
+    from huggingface_hub import CommitOperationAdd
+
+    from upskill_hub.publish.dataset_card import build_dataset_card
+
+    chart = record.folder.chart_file
+    chart_path = f"charts/{split}.png" if chart.is_file() else None
+    head = hub.call(lambda: hub.api.repo_info(repo_id, repo_type="dataset"), repo_id=repo_id).sha
+    if head is None:
+        raise HubError(f"{repo_id}: the Hub returned no commit for the dataset")
+    existing = hub.download_file(repo_id, CARD_FILE, head, "dataset").read_text("utf-8")
+    card = build_dataset_card(
+        existing, record, repo_id=repo_id, split=split, rows=rows, chart_path=chart_path
+    )
+    ops = [CommitOperationAdd(CARD_FILE, scrub(card, secrets).encode("utf-8"))]
+    if chart_path:
+        ops.append(CommitOperationAdd(chart_path, chart.read_bytes()))
+    info = hub.call(
+        lambda: hub.api.create_commit(
+            repo_id,
+            ops,
+            commit_message=f"Card and chart for {split}",
+            repo_type="dataset",
+            parent_commit=head,
+        ),
+        repo_id=repo_id,
+        action="update the dataset card",
+    )
+    return str(info.oid)
+
+
+def _status(exc: BaseException) -> int | None:
+    cause = exc.__cause__
+    response = getattr(cause, "response", None)
+    return getattr(response, "status_code", None)
+
+
+def push_results(
+    run_dir: Path,
+    repo_id: str,
+    *,
+    private: bool = False,
+    update_skill_card: bool = False,
+    skill_repo: str | None = None,
+    create_pr: bool = False,
+) -> PushedResults:
+    """Publish ``run_dir`` to the dataset ``repo_id`` as a new split; see the module docstring.
+
+    ``update_skill_card`` also rewrites the ``## Results`` section of the skill's model repo
+    card (``skill_repo``, else the repo recorded in run.json), directly or, with ``create_pr``,
+    as a pull request. Everything is checked before the first upload.
+    """
+    from upskill_hub.publish.skill_card import results_markdown, skill_card_repo, update_results
+    from upskill_hub.registry.hub import Hub
+
+    repo_id = dataset_repo_id(repo_id)
+    record = read_run(run_dir)
+    target = None
+    if update_skill_card:
+        target = skill_card_repo(record.info, skill_repo)
+    elif skill_repo or create_pr:
+        raise UsageError("--skill-repo and --create-pr apply only with --update-skill-card")
+    secrets = secret_values()
+    split = split_name(run_id_of(record))
+    samples = sample_rows(record, secrets)
+    summary = summary_rows(record, secrets)
+    check_rows(samples, SAMPLE_SCHEMA, record.folder.samples_file)
+    check_rows(summary, SUMMARY_SCHEMA, record.folder.summary_file)
+    if not summary:
+        raise UsageError(f"{record.folder.summary_file}: no model results to publish")
+
+    hub = Hub()
+    hub.call(
+        lambda: hub.api.create_repo(repo_id, repo_type="dataset", private=private, exist_ok=True),
+        repo_id=repo_id,
+        action="create the dataset",
+    )
+    with quiet_datasets():
+        _push_split(hub, repo_id, SAMPLES_CONFIG, samples, split)
+        _push_split(hub, repo_id, SUMMARY_CONFIG, summary, split)
+    commit = _write_card(hub, repo_id, record, summary, split, secrets)
+    url = hub.repo_url(repo_id, "dataset")
+    card_commit = card_pr = None
+    if target is not None:
+        markdown = results_markdown(
+            summary, record.info, dataset_repo=repo_id, dataset_url=url, split=split
+        )
+        card_commit, card_pr = update_results(
+            hub, target, scrub(markdown, secrets), create_pr=create_pr
+        )
+    return PushedResults(repo_id, url, commit, split, card_commit, card_pr)

@@ -1,0 +1,153 @@
+"""Read published (or local) results back: one run's summary, or two runs side by side.
+
+A source is a run folder, or a results dataset ``NS/NAME`` with an optional ``:split``. From the
+Hub the ``summary`` config is loaded with ``datasets.load_dataset``; without a split the latest
+run (by its start time) is shown. Both give the same rows (``schemas/summary.schema.json``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from upskill_hub.errors import HubError, RepoNotFound, UsageError
+from upskill_hub.publish.summary_text import ModelResult, by_model
+
+
+@dataclass(frozen=True)
+class RunResults:
+    """The summary rows of one run and where they came from."""
+
+    source: str
+    split: str
+    rows: list[dict[str, Any]]
+
+    @property
+    def models(self) -> list[ModelResult]:
+        return by_model(self.rows)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "source": self.source,
+            "split": self.split,
+            "models": [m.to_dict() for m in self.models],
+        }
+
+
+@dataclass(frozen=True)
+class ModelComparison:
+    """One model in runs A and B (either may lack it)."""
+
+    model: str
+    a: ModelResult | None
+    b: ModelResult | None
+
+    @property
+    def lift_delta(self) -> float | None:
+        if self.a is None or self.b is None or self.a.lift is None or self.b.lift is None:
+            return None
+        return self.b.lift - self.a.lift
+
+    @property
+    def with_skill_delta(self) -> float | None:
+        rate_a = _rate(self.a.with_skill) if self.a else None
+        rate_b = _rate(self.b.with_skill) if self.b else None
+        return None if rate_a is None or rate_b is None else rate_b - rate_a
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "model": self.model,
+            "a": self.a.to_dict() if self.a else None,
+            "b": self.b.to_dict() if self.b else None,
+            "lift_delta": self.lift_delta,
+            "with_skill_delta": self.with_skill_delta,
+        }
+
+
+def _rate(row: dict[str, Any] | None) -> float | None:
+    return None if not row else row.get("pass_rate")
+
+
+def load_results(source: str | Path, split: str | None = None) -> RunResults:
+    """The summary of a run folder, or of one split (default: the latest) of a dataset."""
+    text = str(source)
+    path = Path(text).expanduser()
+    if path.exists():
+        if split:
+            raise UsageError(f"{text}: --split applies to a Hub dataset, not a run folder")
+        return _local(path)
+    repo, sep, named = text.partition(":")
+    if sep and split and named != split:
+        raise UsageError(f"{text}: give the split once (':{named}' or --split {split})")
+    if sep and not named:
+        raise UsageError(f"{text!r}: empty split after ':'")
+    if "/" not in repo or repo.startswith((".", "/", "~")):
+        raise UsageError(f"{text}: no such run folder (nor a Hub dataset id NS/NAME[:split])")
+    return _hub(repo, named or split)
+
+
+def compare_results(a: RunResults, b: RunResults) -> list[ModelComparison]:
+    """Per model (A's order, then B's new ones): both results and the deltas B − A."""
+    in_a = {m.model: m for m in a.models}
+    in_b = {m.model: m for m in b.models}
+    names = list(dict.fromkeys([*in_a, *in_b]))
+    return [ModelComparison(n, in_a.get(n), in_b.get(n)) for n in names]
+
+
+def _local(path: Path) -> RunResults:
+    from upskill_hub.publish.redaction import secret_values
+    from upskill_hub.publish.results_dataset import read_run, run_id_of, split_name, summary_rows
+
+    record = read_run(path)
+    rows = summary_rows(record, secret_values())
+    return RunResults(str(path), split_name(run_id_of(record)), rows)
+
+
+def _hub(repo: str, split: str | None) -> RunResults:
+    from upskill_hub.publish.results_dataset import SUMMARY_CONFIG, dataset_repo_id
+
+    repo_id = dataset_repo_id(repo)
+    splits = _load_splits(repo_id, SUMMARY_CONFIG)
+    if not splits:
+        raise UsageError(f"{repo_id}: the dataset holds no runs")
+    if split is None:
+        split = max(splits, key=lambda s: (_started(splits[s]), list(splits).index(s)))
+    elif split not in splits:
+        raise UsageError(f"{repo_id}: no split {split!r} (runs: {', '.join(splits)})")
+    return RunResults(repo_id, split, splits[split])
+
+
+def _load_splits(repo_id: str, config: str) -> dict[str, list[dict[str, Any]]]:
+    """Every split of ``config`` as rows; Hub failures become typed one-line errors."""
+    from datasets import load_dataset
+    from datasets.exceptions import DatasetNotFoundError
+
+    from upskill_hub.publish.results_dataset import quiet_datasets
+    from upskill_hub.registry.hub import Hub
+
+    hub = Hub()
+    try:
+        with quiet_datasets():
+            loaded = load_dataset(repo_id, config)
+    except DatasetNotFoundError as exc:
+        message = f"{repo_id}: no such dataset on {hub.endpoint} (private ones need HF_TOKEN)"
+        raise RepoNotFound(message) from exc
+    except ConnectionError as exc:
+        raise HubError(
+            f"{repo_id}: cannot reach the Hub at {hub.endpoint}; check the network or HF_ENDPOINT"
+        ) from exc
+    except ValueError as exc:
+        if "config" in str(exc).lower():
+            raise UsageError(f"{repo_id}: not a results dataset (no '{config}' config)") from exc
+        raise
+    except Exception as exc:
+        mapped = hub.map_error(exc, repo_id=repo_id, action="load the summary")
+        if mapped is None:
+            raise
+        raise mapped from exc
+    return {name: ds.to_list() for name, ds in loaded.items()}
+
+
+def _started(rows: list[dict[str, Any]]) -> str:
+    return max((str(r.get("started_at") or "") for r in rows), default="")

@@ -1,0 +1,92 @@
+"""The ``## Results`` section of a skill repo's model card, filled from a published run.
+
+Only that section changes (from its heading to the next ``## `` heading, appended when the card
+has none; see :mod:`upskill_hub.registry.card`, which writes the initial "no results yet"
+section); every other byte of the card stays as it was. Committed directly or as a pull request.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from upskill_hub.errors import UsageError
+from upskill_hub.publish import summary_text as fmt
+from upskill_hub.registry.card import RESULTS_HEADING, replace_results_section
+
+if TYPE_CHECKING:
+    from upskill_hub.registry.hub import Hub
+
+CARD_FILE = "README.md"
+
+
+def skill_card_repo(info: dict[str, Any], skill_repo: str | None) -> str:
+    """The model repo whose card to update: ``skill_repo``, else the run's skill repo."""
+    from upskill_hub.registry.hub import parse_spec
+
+    chosen = skill_repo or (info.get("skill") or {}).get("repo_id")
+    if not chosen:
+        raise UsageError(
+            "--update-skill-card: the run's skill came from a local folder; "
+            "name its Hub repo with --skill-repo NS/NAME"
+        )
+    repo_id, revision = parse_spec(str(chosen))
+    if revision is not None and skill_repo:
+        raise UsageError(f"--skill-repo {skill_repo!r}: give NS/NAME without '@revision'")
+    return repo_id
+
+
+def results_markdown(
+    rows: list[dict[str, Any]],
+    info: dict[str, Any],
+    *,
+    dataset_repo: str,
+    dataset_url: str,
+    split: str,
+) -> str:
+    """The section's content: a row per model and a link to the dataset."""
+    skill = info.get("skill") or {}
+    revision = skill.get("revision")
+    at = f" at revision `{revision}`" if revision else ""
+    lines = [
+        f"Measured with upskill-hub{at}: pass rate of each model on the skill's test cases "
+        "without and with the skill, with 95% intervals. Samples, method and the command to "
+        f"reproduce: dataset [{dataset_repo}]({dataset_url}) (split `{split}`).",
+        "",
+        "| model | baseline | with skill | lift (95% CI) | tokens/sample (baseline → with skill) |",
+        "|---|---|---|---|---|",
+    ]
+    for r in fmt.by_model(rows):
+        lines.append(
+            f"| `{r.model}` | {fmt.rate_with_ci(r.baseline)} | {fmt.rate_with_ci(r.with_skill)} "
+            f"| {fmt.lift_with_ci(r)} | {fmt.tokens_pair(r)} |"
+        )
+    return "\n".join(lines)
+
+
+def update_results(
+    hub: Hub, repo_id: str, markdown: str, *, create_pr: bool = False
+) -> tuple[str, str | None]:
+    """Write ``markdown`` as the card's results section; (commit, pull request URL or None)."""
+    info = hub.call(lambda: hub.api.repo_info(repo_id), repo_id=repo_id, action="read the repo")
+    head = info.sha
+    names = {s.rfilename for s in getattr(info, "siblings", None) or []}
+    current = ""
+    if head and CARD_FILE in names:
+        current = hub.download_file(repo_id, CARD_FILE, head).read_text(encoding="utf-8")
+    if current.strip():
+        updated = replace_results_section(current, markdown)
+    else:
+        updated = f"{RESULTS_HEADING}\n\n{markdown.strip()}\n"
+    commit = hub.call(
+        lambda: hub.api.upload_file(
+            path_or_fileobj=updated.encode("utf-8"),
+            path_in_repo=CARD_FILE,
+            repo_id=repo_id,
+            commit_message="Update evaluation results",
+            create_pr=create_pr,
+            parent_commit=head,
+        ),
+        repo_id=repo_id,
+        action="update the model card",
+    )
+    return str(commit.oid), (str(commit.pr_url) if commit.pr_url else None)

@@ -1,0 +1,110 @@
+"""The "Browse skills" tab: search Hub skills tagged ``agent-skills`` and show one skill's page
+(card, files, scan findings, validation, published results and its ``upskill-hub pull``
+command). Markdown built here escapes what the repository controls."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from upskill_hub.registry.hub import Hub, parse_spec
+
+SEARCH_HEADERS = ["Repository", "Description", "Downloads", "Likes"]
+_CARD_MAX = 4000
+_MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~])")
+_FRONT_MATTER = re.compile(r"\A---\n.*?\n---\n?", re.DOTALL)
+_RESULTS_SECTION = re.compile(r"^## Results\n.*?(?=^## |\Z)", re.DOTALL | re.MULTILINE)
+
+
+def md_escape(text: str) -> str:
+    """``text`` as literal Markdown (no links, HTML or formatting), on one line."""
+    return _MD_SPECIAL.sub(r"\\\1", " ".join(str(text).split()))
+
+
+def search_rows(query: str, *, hub: Hub | None = None, limit: int = 30) -> list[list[str]]:
+    """Search results as table rows."""
+    from upskill_hub.registry.discovery import search
+
+    hits = search(query.strip(), limit=limit, hub=hub)
+    return [
+        [h.repo_id, " ".join(h.description.split())[:200], str(h.downloads), str(h.likes)]
+        for h in hits
+    ]
+
+
+@dataclass(frozen=True)
+class SkillPage:
+    """What the tab shows for one repo."""
+
+    markdown: str
+    pull_command: str
+
+
+def _card_text(hub: Hub, repo_id: str, commit: str) -> str | None:
+    from upskill_hub.errors import HubError
+
+    try:
+        path = hub.download_file(repo_id, "README.md", revision=commit)
+    except HubError:
+        return None
+    return path.read_text("utf-8", errors="replace")
+
+
+def skill_page(spec: str, *, hub: Hub | None = None) -> SkillPage:
+    """The page of ``ns/name[@rev]`` (nothing is installed; downloads go to the HF cache)."""
+    from upskill_hub.registry.card import has_results, results_section
+    from upskill_hub.registry.discovery import info
+
+    hub = hub or Hub()
+    repo_id, ref = parse_spec(spec)
+    details = info(spec, hub=hub)
+    pull = f"upskill-hub pull {repo_id}" + (f"@{ref}" if ref else "")
+    lines = [
+        f"## {md_escape(repo_id)}",
+        f"Commit `{details.commit[:12]}` · [open on the Hub]({details.url})",
+        "",
+        "Install it into your project:",
+        "",
+        f"```bash\n{pull}\n```",
+    ]
+    for s in details.skills:
+        description = s.frontmatter.get("description", "")
+        lines += ["", f"### Skill `{s.name}`", md_escape(description) if description else ""]
+        lines += ["", "**Files**", ""]
+        lines += [f"- `{path}` ({size:,} bytes)" for path, size in s.files[:200]]
+        errors = [f for f in s.findings if f.severity == "error"]
+        warnings = [f for f in s.findings if f.severity != "error"]
+        lines += ["", "**Security scan**", ""]
+        if not s.findings:
+            lines.append("✓ no findings")
+        lines += [f"- ✗ error: {md_escape(str(f))}" for f in errors]
+        lines += [f"- ⚠ warning: {md_escape(str(f))}" for f in warnings]
+        if s.validation_errors:
+            lines += ["", "**Validation**", ""]
+            lines += [f"- ✗ {md_escape(e)}" for e in s.validation_errors]
+    card = _card_text(hub, repo_id, details.commit)
+    results = results_section(card) if card and has_results(card) else None
+    lines += ["", "### Measured results", ""]
+    lines.append(results if results else "No results published for this skill yet.")
+    if card:
+        body = _FRONT_MATTER.sub("", card, count=1).strip()
+        body = _RESULTS_SECTION.sub("", body).strip()
+        clipped = body if len(body) <= _CARD_MAX else body[:_CARD_MAX] + "\n\n…"
+        lines += ["", "### Card", "", clipped]
+    return SkillPage(markdown="\n".join(lines), pull_command=pull)
+
+
+def selected_repo(table: Any, index: Any) -> str:
+    """The repo id of the search-result row a visitor clicked (``index`` is [row, column])."""
+    if isinstance(table, dict):
+        rows = table.get("data", [])
+    elif hasattr(table, "to_numpy"):  # the pandas DataFrame Gradio hands to handlers
+        rows = table.to_numpy().tolist()
+    else:
+        rows = table or []
+    try:
+        row = int(index[0]) if isinstance(index, (list, tuple)) else int(index)
+        return str(rows[row][0])
+    except (IndexError, TypeError, ValueError):
+        return ""

@@ -1,0 +1,183 @@
+"""The evaluation form: check what a visitor typed and turn it into a run plan.
+
+Provider choices (the "Provider" radio) map to model strings of
+:func:`upskill_hub.evaluation.providers.resolve.parse_model`:
+
+- Hugging Face Inference Providers: ``hf:ORG/MODEL[:PROVIDER]``, key = the API key field, else
+  the visitor's Hugging Face sign-in;
+- OpenAI-compatible: a bare ``MODEL`` sent to the Base URL, or ``openai:MODEL`` without one;
+- Anthropic: ``anthropic:MODEL``;
+- Embedded model: ``local`` (local mode only).
+
+In hosted mode every API call carries the visitor's own key or token: a missing one is an error
+here, so the Space's environment keys (``HF_TOKEN``, ``OPENAI_API_KEY``...) are never used.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+from upskill_hub.errors import UsageError
+from upskill_hub.evaluation.providers.resolve import parse_model
+from upskill_hub.evaluation.runner import EvalConfig
+from upskill_hub.evaluation.types import GenerationParams
+from upskill_hub.space_support.network import Resolver, check_base_url
+from upskill_hub.space_support.settings import SpaceSettings
+
+HF = "Hugging Face Inference Providers"
+OPENAI = "OpenAI-compatible"
+ANTHROPIC = "Anthropic"
+EMBEDDED = "Embedded model"
+ALL_PROVIDERS = (HF, OPENAI, ANTHROPIC, EMBEDDED)
+
+#: The model each provider starts with in the form.
+DEFAULT_MODELS = {
+    HF: "Qwen/Qwen2.5-Coder-32B-Instruct",
+    OPENAI: "gpt-4o-mini",
+    ANTHROPIC: "claude-haiku-5-5",
+    EMBEDDED: "local",
+}
+#: Placeholder shown in the Model box for each provider.
+MODEL_HINTS = {
+    HF: "ORG/MODEL or ORG/MODEL:PROVIDER, e.g. Qwen/Qwen2.5-Coder-32B-Instruct",
+    OPENAI: "model name the server knows, e.g. gpt-4o-mini",
+    ANTHROPIC: "e.g. claude-haiku-5-5 (or haiku, sonnet, opus)",
+    EMBEDDED: "local (SmolLM2-135M on this machine's CPU)",
+}
+_MAX_MODEL_CHARS = 200
+_MAX_KEY_CHARS = 4096
+
+
+def providers_for(settings: SpaceSettings) -> tuple[str, ...]:
+    """The provider choices offered: the embedded model only when running locally."""
+    return ALL_PROVIDERS if not settings.hosted else (HF, OPENAI, ANTHROPIC)
+
+
+@dataclass(frozen=True)
+class EvalForm:
+    """The raw values of the form (strings and numbers as widgets deliver them)."""
+
+    skill: str
+    provider: str
+    model: str
+    base_url: str = ""
+    api_key: str = field(default="", repr=False)
+    runs: float = 1
+    temperature: float = 0.0
+
+
+@dataclass(frozen=True)
+class EvalPlan:
+    """A checked form: the model string and config to run, and the secrets to keep out of sight."""
+
+    skill: str
+    model_spec: str
+    config: EvalConfig
+    secrets: tuple[str, ...] = field(default=(), repr=False)
+
+
+def _runs(value: float | int | str | None, settings: SpaceSettings) -> int:
+    try:
+        number = float(value if value is not None else 1)
+    except (TypeError, ValueError):
+        raise UsageError(f"Runs must be a whole number (got {value!r})") from None
+    if not math.isfinite(number) or number != int(number):
+        raise UsageError(f"Runs must be a whole number (got {value!r})")
+    runs = int(number)
+    if not 1 <= runs <= settings.max_runs:
+        raise UsageError(f"Runs must be between 1 and {settings.max_runs} (got {runs})")
+    return runs
+
+
+def _temperature(value: float | int | str | None) -> float:
+    try:
+        number = float(value if value is not None else 0)
+    except (TypeError, ValueError):
+        raise UsageError(f"Temperature must be a number (got {value!r})") from None
+    if not math.isfinite(number) or not 0 <= number <= 2:
+        raise UsageError(f"Temperature must be between 0 and 2 (got {value!r})")
+    return number
+
+
+def _model_spec(provider: str, model: str, base_url: str | None) -> str:
+    if provider == EMBEDDED:
+        return "local"
+    if not model:
+        raise UsageError(f"Model is empty: enter one ({MODEL_HINTS[provider]})")
+    if len(model) > _MAX_MODEL_CHARS or any(c.isspace() for c in model):
+        raise UsageError(f"Model {model[:60]!r} is not a model name ({MODEL_HINTS[provider]})")
+    if provider == HF:
+        spec = model if model.startswith("hf:") else f"hf:{model}"
+    elif provider == ANTHROPIC:
+        spec = model if model.startswith("anthropic:") else f"anthropic:{model}"
+    elif base_url:
+        spec = model.removeprefix("openai:")
+    else:
+        spec = model if model.startswith("openai:") else f"openai:{model}"
+    parse_model(spec, base_url)  # UnknownModel with the accepted forms
+    return spec
+
+
+def plan_eval(
+    form: EvalForm,
+    settings: SpaceSettings,
+    *,
+    oauth_token: str | None = None,
+    resolver: Resolver | None = None,
+) -> EvalPlan:
+    """Check ``form``; the run plan, or a :class:`UsageError` saying which field to fix.
+
+    ``oauth_token`` is the visitor's Hugging Face sign-in token (used for Inference Providers
+    when no API key is typed; ignored in local mode, where the sign-in is a mock).
+    """
+    skill = (form.skill or "").strip()
+    if not skill:
+        raise UsageError("Skill is empty: pick a bundled skill or enter a Hub repo id")
+    provider = (form.provider or "").strip()
+    if provider not in providers_for(settings):
+        offered = ", ".join(providers_for(settings))
+        raise UsageError(f"Provider {provider!r} is not available here (choose {offered})")
+    api_key = (form.api_key or "").strip() or None
+    if api_key is not None and (len(api_key) > _MAX_KEY_CHARS or any(c.isspace() for c in api_key)):
+        raise UsageError("API key looks malformed (spaces or far too long); paste it again")
+    base_url: str | None = None
+    if provider == OPENAI and (form.base_url or "").strip():
+        base_url = check_base_url(form.base_url, hosted=settings.hosted, resolver=resolver)
+    spec = _model_spec(provider, (form.model or "").strip(), base_url)
+    if provider == HF and api_key is None and settings.hosted:
+        api_key = oauth_token or None
+    if settings.hosted and api_key is None and not (provider == OPENAI and base_url):
+        if provider == HF:
+            raise UsageError(
+                "Sign in with Hugging Face (button above) or paste a Hugging Face token "
+                "in API key to use Inference Providers"
+            )
+        raise UsageError(f"API key is empty: {provider} needs your own key on this Space")
+    config = EvalConfig(
+        models=[spec],
+        runs=_runs(form.runs, settings),
+        concurrency=settings.concurrency,
+        params=GenerationParams(
+            temperature=_temperature(form.temperature),
+            max_tokens=settings.max_tokens,
+            timeout=settings.request_timeout_s,
+        ),
+        retries=settings.retries,
+        base_url=base_url,
+        api_key=api_key,
+    )
+    config.validate()
+    secrets = tuple(s for s in (api_key, oauth_token) if s)
+    return EvalPlan(skill=skill, model_spec=spec, config=config, secrets=secrets)
+
+
+def check_size(plan: EvalPlan, cases: int, settings: SpaceSettings) -> None:
+    """Refuse a run with more samples than the mode allows (cases x runs x 2 arms)."""
+    samples = cases * plan.config.runs * len(plan.config.arms)
+    if samples > settings.max_samples:
+        most = max(1, settings.max_samples // max(1, cases * len(plan.config.arms)))
+        raise UsageError(
+            f"{cases} cases x {plan.config.runs} runs x 2 arms = {samples} requests, more than "
+            f"the {settings.max_samples} allowed here; use at most {most} run(s)"
+        )

@@ -1,0 +1,101 @@
+"""Hosted or local, and the limits that go with each.
+
+Hosted mode (the app runs on a Hugging Face Space: ``SPACE_ID`` is set) serves strangers: base
+URLs may not point inside the Space's network, the Space's own API keys are never used on a
+visitor's behalf, runs and concurrent evaluations are capped, and the embedded model is not
+offered. Local mode (``python space/app.py``) trusts its user: local servers are allowed and the
+usual environment keys apply.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+#: Where a local app writes run folders unless ``UPSKILL_HUB_SPACE_RUNS`` says otherwise.
+RUNS_ENV = "UPSKILL_HUB_SPACE_RUNS"
+
+
+def is_hosted(env: Mapping[str, str] | None = None) -> bool:
+    """True when running on a Hugging Face Space (``SPACE_ID`` is set and non-empty)."""
+    env = os.environ if env is None else env
+    return bool(env.get("SPACE_ID", "").strip())
+
+
+@dataclass(frozen=True)
+class SpaceSettings:
+    """Mode and limits of one app instance."""
+
+    hosted: bool
+    output_root: Path
+    max_runs: int
+    max_samples: int
+    concurrency: int
+    retries: int
+    request_timeout_s: float
+    max_tokens: int
+    deadline_s: float
+    queue_concurrency: int
+    per_visitor: int
+    space_id: str | None = None
+
+    @classmethod
+    def for_mode(
+        cls, hosted: bool, *, output_root: Path | None = None, space_id: str | None = None
+    ) -> SpaceSettings:
+        """The default limits of ``hosted`` or local mode."""
+        if output_root is None:
+            output_root = Path(tempfile.gettempdir()) / "upskill-hub-space-runs"
+        if hosted:
+            return cls(
+                hosted=True,
+                output_root=output_root,
+                max_runs=3,
+                max_samples=120,
+                concurrency=6,
+                retries=2,
+                request_timeout_s=60.0,
+                max_tokens=1024,
+                deadline_s=600.0,
+                queue_concurrency=4,
+                per_visitor=1,
+                space_id=space_id,
+            )
+        return cls(
+            hosted=False,
+            output_root=output_root,
+            max_runs=10,
+            max_samples=2000,
+            concurrency=4,
+            retries=3,
+            request_timeout_s=120.0,
+            max_tokens=1024,
+            deadline_s=3600.0,
+            queue_concurrency=2,
+            per_visitor=2,
+        )
+
+    @classmethod
+    def from_env(cls, env: Mapping[str, str] | None = None) -> SpaceSettings:
+        """Settings for the current process: hosted iff ``SPACE_ID``; runs under
+        ``$UPSKILL_HUB_SPACE_RUNS`` (local default ``./runs``; hosted: a temp folder)."""
+        env = os.environ if env is None else env
+        hosted = is_hosted(env)
+        root = env.get(RUNS_ENV)
+        if root:
+            output_root: Path | None = Path(root)
+        else:
+            output_root = None if hosted else Path("runs")
+        return cls.for_mode(hosted, output_root=output_root, space_id=env.get("SPACE_ID") or None)
+
+
+def oauth_available(hosted: bool) -> bool:
+    """Whether "Sign in with Hugging Face" can work here: Gradio's OAuth needs ``itsdangerous``
+    (sessions) everywhere and ``authlib`` on a Space (the real login; locally it is mocked)."""
+    import importlib.util
+
+    needed = ("itsdangerous", "authlib") if hosted else ("itsdangerous",)
+    return all(importlib.util.find_spec(name) is not None for name in needed)

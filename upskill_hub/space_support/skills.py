@@ -1,0 +1,75 @@
+"""The skills the Space offers and loading the one a visitor chose.
+
+Bundled skills are the folders of a ``skills/`` directory shipped with the app (next to
+``app.py`` on a Space, at the repository root in a checkout). Anything else in the "Skill" box
+must be a Hub repo id ``ns/name[@revision]``, fetched (scanned and validated) by the registry.
+On a hosted Space the fetch uses the visitor's token (or none), never the Space's own.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from upskill_hub.errors import SkillNotFound, UsageError
+from upskill_hub.skill import Skill, discover_skills, load_skill
+
+DEFAULT_SKILL = "kernel-builder-cuda-kernels"
+
+
+@dataclass(frozen=True)
+class ChosenSkill:
+    """A loaded skill and where it came from (repo id and commit for a Hub skill)."""
+
+    skill: Skill
+    ref: str
+    repo_id: str | None = None
+    commit: str | None = None
+
+
+def find_skills_dir(candidates: Sequence[Path]) -> Path | None:
+    """The first of ``candidates`` that holds at least one skill folder."""
+    for candidate in candidates:
+        if candidate.is_dir() and any((d / "SKILL.md").is_file() for d in candidate.iterdir()):
+            return candidate
+    return None
+
+
+def bundled_skills(skills_dir: Path | None) -> dict[str, Path]:
+    """Bundled skill name -> folder, the default skill first."""
+    if skills_dir is None:
+        return {}
+    found = {p.name: p for p in discover_skills(skills_dir)}
+    ordered = sorted(found, key=lambda name: (name != DEFAULT_SKILL, name))
+    return {name: found[name] for name in ordered}
+
+
+def load_choice(
+    choice: str, bundled: dict[str, Path], *, hosted: bool, token: str | None = None
+) -> ChosenSkill:
+    """The skill for the "Skill" box: a bundled name, else a Hub repo id (fetched and checked)."""
+    text = choice.strip()
+    if text in bundled:
+        return ChosenSkill(load_skill(bundled[text]), ref=text)
+    if "/" not in text:
+        known = ", ".join(bundled) or "none"
+        raise SkillNotFound(
+            f"Skill {text!r} is neither a bundled skill ({known}) nor a Hub repo id "
+            "(namespace/name[@revision])"
+        )
+    from upskill_hub.registry.fetch import fetch_from, inspect_repo
+    from upskill_hub.registry.hub import Hub, parse_spec
+
+    parse_spec(text)  # UsageError for a malformed id, before any request
+    # Hosted: the visitor's token or none (False: not even the Space's HF_TOKEN).
+    hub = Hub(token=(token or False) if hosted else None)
+    repo = inspect_repo(text, hub=hub)
+    if len(repo.skills) > 1:
+        names = ", ".join(s.name for s in repo.skills)
+        raise UsageError(
+            f"{repo.repo_id} holds several skills ({names}); the Space evaluates single-skill "
+            "repos (use `upskill-hub eval REPO --skill NAME` locally)"
+        )
+    fetched = fetch_from(repo, None, hub=hub)[0]
+    return ChosenSkill(load_skill(fetched.path), ref=text, repo_id=repo.repo_id, commit=repo.commit)
