@@ -1,0 +1,145 @@
+"""Turn HTTP API failures into :class:`ProviderError`, the same way for every SDK.
+
+Retryable: 408, 409, 429, 5xx, timeouts, dropped connections, malformed responses. Everything
+else (400, 401, 403, 404...) is final, with a one-line message naming the model and what to do.
+Messages never carry an API key: :func:`redact` scrubs the key and anything shaped like one.
+"""
+
+from __future__ import annotations
+
+import email.utils
+import re
+import time
+from collections.abc import Mapping
+from typing import Any
+from urllib.parse import urlsplit, urlunsplit
+
+from upskill_hub.errors import ProviderError
+
+RETRYABLE_STATUSES = frozenset({408, 409, 429})
+_KEY_SHAPES = re.compile(r"\b(sk-[A-Za-z0-9_*\-]{6,}|hf_[A-Za-z0-9]{6,})")
+_DETAIL_MAX = 200
+
+
+def parse_retry_after(
+    headers: Mapping[str, str] | None, *, now: float | None = None
+) -> float | None:
+    """Seconds to wait from ``retry-after-ms`` or ``Retry-After`` (seconds or an HTTP date)."""
+    if not headers:
+        return None
+    millis = headers.get("retry-after-ms")
+    if millis:
+        try:
+            return max(0.0, float(millis) / 1000)
+        except ValueError:
+            pass
+    value = headers.get("retry-after")
+    if not value:
+        return None
+    value = value.strip()
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        pass
+    try:
+        when = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError, IndexError):
+        return None
+    if when.tzinfo is None:  # an HTTP date is GMT by definition
+        return None
+    return max(0.0, when.timestamp() - (time.time() if now is None else now))
+
+
+def redact(text: str, secret: str | None) -> str:
+    """``text`` without ``secret`` and without anything shaped like an API key."""
+    if secret:
+        text = text.replace(secret, "***")
+    return _KEY_SHAPES.sub("***", text)
+
+
+def display_url(url: str | None) -> str | None:
+    """``url`` without user:password, for repr and messages."""
+    if not url:
+        return url
+    parts = urlsplit(url)
+    if parts.username is None and parts.password is None:
+        return url
+    host = parts.hostname or ""
+    netloc = f"{host}:{parts.port}" if parts.port else host
+    return urlunsplit(parts._replace(netloc=netloc))
+
+
+def error_detail(body: Any, fallback: str = "") -> str:
+    """The server's own error message from an OpenAI/Anthropic error body, on one short line."""
+    detail: Any = None
+    if isinstance(body, dict):
+        error = body.get("error")
+        if isinstance(error, dict):
+            detail = error.get("message")
+        elif isinstance(error, str):
+            detail = error
+        detail = detail or body.get("message")
+    elif isinstance(body, str):
+        detail = body
+    text = " ".join(str(detail or fallback).split())
+    return text if len(text) <= _DETAIL_MAX else text[: _DETAIL_MAX - 1] + "…"
+
+
+def status_error(
+    model_id: str,
+    status: int,
+    *,
+    headers: Mapping[str, str] | None = None,
+    detail: str = "",
+    key_hint: str = "check the API key",
+    secret: str | None = None,
+) -> ProviderError:
+    """The :class:`ProviderError` for an HTTP error status from ``model_id``'s API."""
+    retry_after = parse_retry_after(headers)
+    retryable = status in RETRYABLE_STATUSES or status >= 500
+    if status == 401:
+        what = f"authentication failed (401): {key_hint}"
+    elif status == 403:
+        what = "permission denied (403): check that your key may use this model"
+    elif status == 404:
+        what = "not found (404): check the model name and base URL"
+    elif status == 400:
+        what = "request rejected (400)"
+    elif status == 429:
+        what = "rate limited (429)"
+        if retry_after is not None:
+            what += f", retry after {retry_after:g}s"
+    elif status >= 500:
+        what = f"server error ({status})"
+    else:
+        what = f"HTTP {status}"
+    message = f"{model_id}: {what}"
+    if detail:
+        message += f" - {detail}"
+    return ProviderError(
+        redact(message, secret), retryable=retryable, status=status, retry_after=retry_after
+    )
+
+
+def timeout_error(model_id: str, timeout: float) -> ProviderError:
+    return ProviderError(f"{model_id}: no response within {timeout:g}s (timeout)", retryable=True)
+
+
+def connection_error(
+    model_id: str, detail: str = "", *, secret: str | None = None
+) -> ProviderError:
+    message = f"{model_id}: connection failed"
+    if detail:
+        message += f" - {' '.join(detail.split())[:_DETAIL_MAX]}"
+    return ProviderError(redact(message, secret), retryable=True)
+
+
+def malformed_error(model_id: str, detail: str = "") -> ProviderError:
+    message = f"{model_id}: malformed response from the server"
+    if detail:
+        message += f" ({detail})"
+    return ProviderError(message, retryable=True)
+
+
+def missing_key_error(model_id: str, env_var: str) -> ProviderError:
+    return ProviderError(f"{model_id}: no API key: set {env_var} (or pass api_key)")
