@@ -13,9 +13,10 @@ from typing import Any
 
 import gradio as gr
 
+from upskill_hub.secrets import Redactor
 from upskill_hub.space_support import browse, live, results, tables
 from upskill_hub.space_support import form as forms
-from upskill_hub.space_support.messages import Redactor, describe_error, log_failure
+from upskill_hub.space_support.messages import describe_error, log_failure
 from upskill_hub.space_support.settings import SpaceSettings, oauth_available
 from upskill_hub.space_support.skills import DEFAULT_SKILL, bundled_skills, find_skills_dir
 

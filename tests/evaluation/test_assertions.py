@@ -466,6 +466,20 @@ def test_judge_call_failure_and_missing_judge() -> None:
     )
 
 
+def test_judge_without_model_and_without_a_default_is_skipped_not_called() -> None:
+    judge = FakeJudge("PASS\nfine")
+    unnamed = check({"type": "judge", "rubric": "r"}, "x", judge=judge, default_judge=False)
+    assert (unnamed.status, unnamed.reason) == (
+        "skipped",
+        "skipped: no judge model configured (--judge-model)",
+    )
+    assert judge.calls == []
+    named = check(
+        {"type": "judge", "rubric": "r", "model": "m"}, "x", judge=judge, default_judge=False
+    )
+    assert named.status == "pass" and [c[0] for c in judge.calls] == ["m"]
+
+
 # --- check_all, outcome_of, validate_spec, schema -------------------------------------------
 
 

@@ -201,3 +201,54 @@ def test_ctrl_c_keeps_samples_and_prints_resume(skill_dir: Path, tmp_path: Path)
     assert f"--resume {run_dir}" in stderr
     summary = json.loads((run_dir / "summary.json").read_text())
     assert summary["cancelled"] is True and summary["samples"] == len(saved)
+
+
+def test_push_results_after_the_run(
+    skill_dir: Path, tmp_path: Path, server: Any, unique_repo_id: str
+) -> None:
+    from datasets import load_dataset
+    from huggingface_hub import HfApi
+
+    out = tmp_path / "runs"
+    common = ["--model", "fake-model", "--base-url", server.base_url, "--output", str(out)]
+    done = cli(
+        str(skill_dir), *common, "--format", "json", "--push-results", unique_repo_id, "--private"
+    )
+    assert done.returncode == 0, done.stderr
+    data = json.loads(done.stdout)
+    pushed = data["results"]
+    run_dir = Path(data["run_dir"])
+    assert pushed["repo_id"] == unique_repo_id
+    assert pushed["url"].endswith(f"/datasets/{unique_repo_id}")
+    assert pushed["split"] == "run_" + run_dir.name.replace("-", "_")
+    info = HfApi().dataset_info(unique_repo_id)
+    assert info.sha == pushed["commit"] and info.private
+    rows = load_dataset(unique_repo_id, "samples", split=pushed["split"]).to_list()
+    on_disk = read_samples(run_dir / "samples.jsonl")
+    assert len(rows) == len(on_disk) == 6
+    assert sorted((r["case_id"], r["arm"], r["output"]) for r in rows) == sorted(
+        (s.case_id, s.arm, s.output) for s in on_disk
+    )
+
+    text = cli(str(skill_dir), *common, "--push-results", unique_repo_id)
+    assert text.returncode == 0, text.stderr
+    assert f"results: {pushed['url']}" in text.stdout
+    assert len(HfApi().list_repo_refs(unique_repo_id, repo_type="dataset").branches) == 1
+    summary = load_dataset(unique_repo_id, "summary")
+    assert len(summary) == 2  # one split per run
+
+
+def test_push_flags_are_checked_before_the_run(skill_dir: Path, tmp_path: Path) -> None:
+    out = tmp_path / "runs"
+    base = ["--model", "m", "--base-url", "http://127.0.0.1:9/v1", "--output", str(out)]
+    for args, needle in [
+        (["--private"], "--private apply only with --push-results"),
+        (["--push-results", "not a repo"], "not a Hub repo id"),
+        (["--push-results", "ns/name@main"], "without '@revision'"),
+        (["--push-results", "ns/name", "--create-pr"], "only with --update-skill-card"),
+    ]:
+        done = cli(str(skill_dir), *base, *args)
+        assert done.returncode == 2, (args, done.stderr)
+        lines = done.stderr.strip().splitlines()
+        assert len(lines) == 1 and needle in lines[0], lines
+    assert not out.exists()

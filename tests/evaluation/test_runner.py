@@ -190,6 +190,60 @@ def test_judge_model_grades_judge_assertions(skill: Skill, tmp_path: Path) -> No
     assert all(s.assertions[0].reason.startswith("judge:") for s in result.samples)
 
 
+def test_judge_without_a_model_is_skipped_when_only_a_spec_names_one(
+    skill: Skill, tmp_path: Path
+) -> None:
+    def responder(request: dict[str, Any]) -> str:
+        if "<rubric>" in last_user_message(request):
+            return "PASS\nIt states the constant."
+        return RESPONDER(request)
+
+    judged = TestCase(
+        id="judged",
+        input="Zorblat?",
+        assertions=(
+            {"type": "judge", "rubric": "states the Zorblat constant", "model": "fake-model"},
+            {"type": "judge", "rubric": "is polite"},
+        ),
+    )
+    with openai_server(responder) as srv:
+        config = fast(base_url=srv.base_url, no_baseline=True)  # no --judge-model
+        result = evaluate(skill, [judged], config, output_root=tmp_path, write_chart=False)
+        rubric_calls = [
+            r for r in srv.requests if r.json and "<rubric>" in last_user_message(r.json)
+        ]
+    [sample] = result.samples
+    named, unnamed = sample.assertions
+    assert (named.status, named.reason) == ("pass", "judge: It states the constant.")
+    assert (unnamed.status, unnamed.reason) == (
+        "skipped",
+        "skipped: no judge model configured (--judge-model)",
+    )
+    assert sample.outcome == "pass" and len(rubric_calls) == 1
+
+
+def test_outputs_echoing_a_key_are_redacted_before_they_are_written(
+    skill: Skill, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    env_secret = "env-secret-value-7f3a9c2e"
+    monkeypatch.setenv("SOME_SERVICE_TOKEN", env_secret)
+    leak = (
+        f"{FACT}; key {SENTINEL}, env {env_secret}, other sk-ant-api03-abcdefXYZ and hf_abcdefghij"
+    )
+
+    with openai_server(lambda _request: leak, api_key=SENTINEL) as srv:
+        config = fast(base_url=srv.base_url, api_key=SENTINEL, no_baseline=True)
+        result = evaluate(skill, cases(1), config, output_root=tmp_path, write_chart=False)
+    [sample] = result.samples
+    assert sample.outcome == "pass"  # the assertions saw the real output
+    assert sample.output == f"{FACT}; key ***, env ***, other *** and ***"
+    data = (result.run_dir / "samples.jsonl").read_text()
+    for secret in (SENTINEL, env_secret, "sk-ant-api03", "hf_abcdefghij"):
+        assert secret not in data
+    [on_disk] = read_samples(result.run_dir / "samples.jsonl")
+    assert on_disk.output == sample.output
+
+
 def test_429_retry_after_is_honoured(skill: Skill, tmp_path: Path) -> None:
     with openai_server(RESPONDER) as srv:
         srv.inject("429", retry_after=1)

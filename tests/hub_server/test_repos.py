@@ -11,6 +11,7 @@ def test_whoami_names_the_local_user(hub_server: object) -> None:
     me = HfApi().whoami(cache=False)
     assert me["name"] == "local-user"
     assert "local-org" in [org["name"] for org in me["orgs"]]
+    assert isinstance(me["avatarUrl"], str)  # gradio's local OAuth mock reads it
 
 
 def test_create_repo_conflict_and_exist_ok(unique_repo_id: str) -> None:

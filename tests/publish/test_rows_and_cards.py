@@ -12,7 +12,6 @@ from tests.publish.run_folders import make_run_folder
 from upskill_hub.errors import UsageError
 from upskill_hub.evaluation.run_dir import read_samples
 from upskill_hub.publish.dataset_card import build_dataset_card, run_sections
-from upskill_hub.publish.redaction import scrub, secret_values
 from upskill_hub.publish.results_dataset import (
     check_rows,
     dataset_features,
@@ -24,6 +23,7 @@ from upskill_hub.publish.results_dataset import (
 )
 from upskill_hub.publish.results_view import load_results
 from upskill_hub.publish.skill_card import results_markdown, skill_card_repo
+from upskill_hub.secrets import Redactor, secret_values
 from upskill_hub.skill.schemas import load_schema
 
 
@@ -39,7 +39,7 @@ def test_split_names_are_valid_dataset_splits() -> None:
 
 def test_sample_rows_mirror_samples_jsonl_and_fit_the_schema(run_folder: Path) -> None:
     record = read_run(run_folder)
-    rows = sample_rows(record, [])
+    rows = sample_rows(record)
     check_rows(rows, "results_sample", run_folder)
     lines = [json.loads(line) for line in (run_folder / "samples.jsonl").read_text().splitlines()]
     assert len(rows) == len(lines) == 24
@@ -54,7 +54,7 @@ def test_sample_rows_mirror_samples_jsonl_and_fit_the_schema(run_folder: Path) -
 
 
 def test_summary_rows_one_per_model_and_arm(run_folder: Path) -> None:
-    rows = summary_rows(read_run(run_folder), [])
+    rows = summary_rows(read_run(run_folder))
     check_rows(rows, "summary", run_folder)
     summary = json.loads((run_folder / "summary.json").read_text())
     assert [(r["model"], r["arm"]) for r in rows] == [
@@ -79,7 +79,7 @@ def test_rows_that_break_the_schema_are_refused(run_folder: Path) -> None:
     line["arm"] = "sideways"
     with (run_folder / "samples.jsonl").open("a") as fh:
         fh.write(json.dumps(line) + "\n")
-    rows = sample_rows(read_run(run_folder), [])
+    rows = sample_rows(read_run(run_folder))
     with pytest.raises(UsageError, match=r"row 25 .*\$\.arm"):
         check_rows(rows, "results_sample", run_folder)
 
@@ -99,14 +99,14 @@ def test_unpublishable_folders_are_refused(tmp_path: Path) -> None:
 def test_secrets_are_scrubbed_from_rows(tmp_path: Path) -> None:
     sentinel = "sentinel-9f8e7d6c5b4a3210"
     env = {"OPENAI_API_KEY": sentinel, "HOME": "/home/someone-long-enough", "HF_TOKEN": "short"}
-    secrets = secret_values(env)
-    assert secrets == [sentinel]
+    redactor = Redactor(environ=env)
+    assert redactor.secrets == secret_values(environ=env) == [sentinel]
     folder = make_run_folder(tmp_path, output=f"my key is {sentinel} and hf_abcdefghijkl")
-    rows = sample_rows(read_run(folder), secrets)
+    rows = sample_rows(read_run(folder), redactor)
     text = json.dumps(rows)
     assert sentinel not in text and "hf_abcdefghijkl" not in text
     assert rows[0]["output"] == "my key is *** and ***"
-    assert scrub({"a": [f"x{sentinel}"]}, secrets) == {"a": ["x***"]}
+    assert redactor.scrub({"a": [f"x{sentinel}"]}) == {"a": ["x***"]}
 
 
 def test_card_keeps_metadata_and_earlier_runs(tmp_path: Path) -> None:
@@ -123,7 +123,7 @@ def test_card_keeps_metadata_and_earlier_runs(tmp_path: Path) -> None:
         first,
         repo_id="ns/results",
         split="run_a",
-        rows=summary_rows(first, []),
+        rows=summary_rows(first),
         chart_path="charts/run_a.png",
     )
     assert "config_name: summary" in card1 and "license: mit" in card1
@@ -139,7 +139,7 @@ def test_card_keeps_metadata_and_earlier_runs(tmp_path: Path) -> None:
         second,
         repo_id="ns/results",
         split="run_b",
-        rows=summary_rows(second, []),
+        rows=summary_rows(second),
         chart_path=None,
     )
     sections = run_sections(card2)
@@ -152,7 +152,7 @@ def test_card_keeps_metadata_and_earlier_runs(tmp_path: Path) -> None:
 def test_skill_card_section_and_target(run_folder: Path) -> None:
     record = read_run(run_folder)
     markdown = results_markdown(
-        summary_rows(record, []),
+        summary_rows(record),
         record.info,
         dataset_repo="ns/results",
         dataset_url="https://hub.example/datasets/ns/results",
@@ -171,7 +171,7 @@ def test_skill_card_section_and_target(run_folder: Path) -> None:
 
 def test_read_samples_agrees_with_rows(run_folder: Path) -> None:
     samples = read_samples(run_folder / "samples.jsonl")
-    rows = sample_rows(read_run(run_folder), [])
+    rows = sample_rows(read_run(run_folder))
     assert [(s.model, s.case_id, s.run, s.arm) for s in samples] == [
         (r["model"], r["case_id"], r["run"], r["arm"]) for r in rows
     ]

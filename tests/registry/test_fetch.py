@@ -112,3 +112,26 @@ def test_transient_failures_are_retried_until_success(
     [fetched] = fetch_skills(f"{repo_id}@main", hub=fast_hub_for(hostile_hub.url, attempts=4))
     assert (fetched.path / "SKILL.md").read_bytes() == SKILL_MD
     assert fetched.name == "okay"
+
+
+def test_fetch_skill_uses_the_hub_it_is_given(hostile_hub: HostileHub) -> None:
+    repo_id = hostile_hub.add([HostileFile("SKILL.md", SKILL_MD)])
+    with pytest.raises(RepoNotFound):  # the default Hub (HF_ENDPOINT) has no such repo
+        fetch_skill(f"{repo_id}@main")
+    assert hostile_hub.requests == []
+    fetched = fetch_skill(f"{repo_id}@main", hub=Hub(endpoint=hostile_hub.url, token=False))
+    assert (fetched.path / "SKILL.md").read_bytes() == SKILL_MD
+    assert fetched.repo_id == repo_id and fetched.name == "okay"
+    assert hostile_hub.gets("/SKILL.md")
+
+
+def test_several_skills_error_is_typed_and_names_them(tmp_path: Path, unique_repo_id: str) -> None:
+    from upskill_hub.registry.fetch import SeveralSkills
+
+    write_skill(tmp_path / "many", "alpha")
+    write_skill(tmp_path / "many", "beta")
+    push_skills(tmp_path / "many", repo_id=unique_repo_id)
+    with pytest.raises(SeveralSkills) as err:
+        fetch_skill(unique_repo_id, hub=Hub(token=False))
+    assert err.value.names == ["alpha", "beta"] and err.value.repo_id == unique_repo_id
+    assert isinstance(err.value, UsageError) and "--skill" in str(err.value)

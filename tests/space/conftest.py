@@ -96,7 +96,8 @@ def load_app_module() -> ModuleType:
 
 
 @pytest.fixture(scope="session")
-def app_module() -> ModuleType:
+def app_module(hub_server: object) -> ModuleType:
+    """``space/app.py``; importing it builds a demo whose local OAuth mock asks the Hub whoami."""
     return load_app_module()
 
 

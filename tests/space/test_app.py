@@ -7,7 +7,6 @@ per-case tables, and saves screenshots under test-artifacts/ (1280x800 and 390x8
 
 from __future__ import annotations
 
-import importlib
 import logging
 import shutil
 from collections.abc import Iterator
@@ -38,14 +37,6 @@ CHROMIUM_ARGS = [
 def all_logs(caplog: pytest.LogCaptureFixture) -> Iterator[pytest.LogCaptureFixture]:
     caplog.set_level(logging.DEBUG)
     yield caplog
-
-
-def _publish_available() -> bool:
-    try:
-        module = importlib.import_module("upskill_hub.publish")
-    except ImportError:
-        return False
-    return callable(getattr(module, "push_results", None))
 
 
 def test_api_evaluate_a_hub_skill(
@@ -113,7 +104,6 @@ def test_api_browse(running_app: RunningApp, skill_repo: SkillRepo) -> None:
     assert f"upskill-hub pull {skill_repo.repo_id}" in page
 
 
-@pytest.mark.skipif(not _publish_available(), reason="upskill_hub.publish.push_results missing")
 def test_pushed_dataset_holds_no_key(
     running_app: RunningApp, skill_repo: SkillRepo, llm: FakeLLMServer, tmp_path: Path
 ) -> None:
@@ -134,8 +124,13 @@ def test_pushed_dataset_holds_no_key(
     message = client.predict(api_name="/push_results")
     assert message.startswith("✓ Results pushed to"), message
     repo_id = message.split("[", 1)[1].split("]", 1)[0]
+    assert repo_id == f"local-user/{skill_repo.name}-upskill-results"
     local = snapshot_download(repo_id, repo_type="dataset", local_dir=tmp_path / "ds")
+    files = {p.relative_to(local).as_posix() for p in Path(local).rglob("*") if p.is_file()}
+    assert "README.md" in files and any(f.endswith(".parquet") for f in files)
+    assert any(f.startswith("samples/") for f in files), files
     assert SENTINEL_KEY not in files_text(Path(local))
+    assert SENTINEL_KEY not in message
 
 
 @pytest.mark.skipif(not CHROMIUM.exists(), reason="apt-get install chromium")

@@ -10,11 +10,12 @@ from tests.space.conftest import SENTINEL_KEY, SkillRepo, files_text, write_demo
 from tests.support.llm_servers import FakeLLMServer, openai_server
 from upskill_hub.errors import ProviderError, UsageError
 from upskill_hub.evaluation.types import AssertionResult, Sample
+from upskill_hub.secrets import Redactor
 from upskill_hub.skill.testcases import TestCase
 from upskill_hub.space_support import form as forms
 from upskill_hub.space_support import tables
 from upskill_hub.space_support.live import EvalView, VisitorGate, stream_eval, visitor_id
-from upskill_hub.space_support.messages import Redactor, describe_error
+from upskill_hub.space_support.messages import describe_error
 from upskill_hub.space_support.network import UnsafeURL, blocked_reason, check_base_url
 from upskill_hub.space_support.settings import SpaceSettings, is_hosted
 from upskill_hub.space_support.skills import DEFAULT_SKILL, bundled_skills, find_skills_dir

@@ -1,7 +1,9 @@
 """``eval``: measure a skill's lift (pass rate with the skill minus without) on its test cases.
 
 Thin adapter over :mod:`upskill_hub.evaluation.runner`: parse flags, find the skill and cases,
-show progress on stderr, print the table (or JSON). The first Ctrl-C cancels cleanly (finished
+show progress on stderr, print the table (or JSON) and, with ``--push-results NS/NAME``, publish
+the finished run through :func:`upskill_hub.publish.results_dataset.push_results` (a cancelled
+run is not pushed). The first Ctrl-C cancels cleanly (finished
 samples are kept, the resume command is printed, exit 130); a second one stops at once.
 Heavy libraries are imported only when the command runs.
 """
@@ -160,6 +162,42 @@ def _run(skill: Skill, cases: list[TestCase], config: EvalConfig, **kwargs: Any)
         return asyncio.run(main())
 
 
+def _push_options(
+    repo: str | None,
+    private: bool,
+    update_skill_card: bool,
+    skill_repo: str | None,
+    create_pr: bool,
+) -> dict[str, Any] | None:
+    """``push_results`` keyword arguments for ``--push-results`` (None without it), checked
+    before the run so that a typo does not cost a whole eval."""
+    if repo is None:
+        used = [
+            flag
+            for flag, on in (
+                ("--private", private),
+                ("--update-skill-card", update_skill_card),
+                ("--skill-repo", skill_repo),
+                ("--create-pr", create_pr),
+            )
+            if on
+        ]
+        if used:
+            raise UsageError(f"{', '.join(used)} apply only with --push-results NS/NAME")
+        return None
+    from upskill_hub.publish.results_dataset import dataset_repo_id
+
+    dataset_repo_id(repo)
+    if (skill_repo or create_pr) and not update_skill_card:
+        raise UsageError("--skill-repo and --create-pr apply only with --update-skill-card")
+    return {
+        "private": private,
+        "update_skill_card": update_skill_card,
+        "skill_repo": skill_repo,
+        "create_pr": create_pr,
+    }
+
+
 def eval_command(
     skill: str = typer.Argument(
         ..., help="Skill folder (or its SKILL.md), or a Hub repo id ns/name[@revision]."
@@ -196,8 +234,26 @@ def eval_command(
     output_format: OutputFormat = typer.Option(
         OutputFormat.text, "--format", help="Output format: text or json."
     ),
+    push_repo: str = typer.Option(
+        None,
+        "--push-results",
+        help="After the run, publish it to this Hub results dataset NS/NAME (a new split).",
+    ),
+    private: bool = typer.Option(
+        False, "--private", help="With --push-results: create the dataset as private."
+    ),
+    update_skill_card: bool = typer.Option(
+        False, "--update-skill-card", help="With --push-results: also update the skill's card."
+    ),
+    skill_repo: str = typer.Option(
+        None, "--skill-repo", help="With --update-skill-card: the skill model repo NS/NAME."
+    ),
+    create_pr: bool = typer.Option(
+        False, "--create-pr", help="With --update-skill-card: open a pull request instead."
+    ),
 ) -> None:
     """Evaluate a skill: pass rate with it in the prompt minus without, per model, with 95% CIs."""
+    push = _push_options(push_repo, private, update_skill_card, skill_repo, create_pr)
     if resume is not None and not (resume / "run.json").is_file():
         raise UsageError(f"--resume {resume}: not a run folder (no run.json)")
     if tests is not None and not tests.is_file():
@@ -229,21 +285,33 @@ def eval_command(
         revision=revision,
     )
     summary = result.summary
+    pushed = None
+    if push is not None and not result.cancelled:
+        from upskill_hub.publish.results_dataset import push_results
+
+        pushed = push_results(result.run_dir, push_repo, **push)
     if output_format is OutputFormat.json:
-        print_json(
-            {
-                "skill": summary["skill"],
-                "revision": summary["revision"],
-                "run_dir": str(result.run_dir),
-                "models": [m.to_dict() for m in result.stats],
-            }
-        )
+        data: dict[str, Any] = {
+            "skill": summary["skill"],
+            "revision": summary["revision"],
+            "run_dir": str(result.run_dir),
+            "models": [m.to_dict() for m in result.stats],
+        }
+        if pushed is not None:
+            data["results"] = pushed.to_dict()
+        print_json(data)
     else:
         from upskill_hub.evaluation.report import print_report
 
         out = console()
         print_report(out, summary)
         out.print(f"run folder: {result.run_dir}")
+        if pushed is not None:
+            out.print(f"results: {pushed.url} (split {pushed.split})")
+            if pushed.skill_card_pr_url:
+                out.print(f"skill card pull request: {pushed.skill_card_pr_url}")
+            elif pushed.skill_card_commit:
+                out.print(f"skill card updated: commit {pushed.skill_card_commit}")
     for warning in result.warnings:
         err_console().print(f"[yellow]warning:[/] {warning}")
     if result.cancelled:

@@ -11,6 +11,9 @@ What it fixes from upskill 0.2.1 (reference §4):
   retryable :class:`ProviderError` (honouring ``Retry-After``), a hard timeout backstop;
 * a sample still failing after its retries is outcome ``error`` with a redacted message:
   statistics exclude it from pass rates and count it;
+* nothing secret reaches the run folder: outputs, error messages and assertion reasons go
+  through :class:`upskill_hub.secrets.Redactor` (the config's key, the environment's secrets,
+  key-shaped strings) before a sample is written; assertions see the unredacted output;
 * each finished sample goes to ``samples.jsonl`` at once (flush + fsync, off the event loop), so
   Ctrl-C, a crash or a kill loses no finished sample; ``resume_from`` runs only what is missing
   or errored;
@@ -26,9 +29,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import os
 import random
-import re
 import shlex
 import threading
 import time
@@ -60,6 +61,7 @@ from upskill_hub.evaluation.types import (
     Message,
     Sample,
 )
+from upskill_hub.secrets import Redactor
 from upskill_hub.skill.testcases import TestCase
 
 if TYPE_CHECKING:
@@ -79,7 +81,6 @@ __all__ = [
 ]
 
 _ERROR_MAX = 500
-_SECRET_ENV = re.compile(r"(API_KEY|TOKEN|SECRET|PASSWORD)", re.IGNORECASE)
 
 
 class SkillLike(Protocol):
@@ -197,22 +198,6 @@ def backoff_delay(
         return wait + 0.1 * wait * rnd
     delay = min(cap, base * 2 ** (attempt - 1))
     return delay / 2 + delay / 2 * rnd
-
-
-def _secrets(config: EvalConfig) -> list[str]:
-    found = [config.api_key] if config.api_key else []
-    for name, value in os.environ.items():
-        if _SECRET_ENV.search(name) and len(value) >= 8:
-            found.append(value)
-    return sorted(set(found), key=len, reverse=True)
-
-
-def _redact(text: str, secrets: Sequence[str]) -> str:
-    from upskill_hub.evaluation.providers.http_errors import redact
-
-    for secret in secrets:
-        text = text.replace(secret, "***")
-    return redact(text, None)
 
 
 def public_url(url: str | None) -> str | None:
@@ -361,7 +346,7 @@ class _Session:
         self.cancel = cancel
         self.cancelled = False
         self.halted = False
-        self.secrets = _secrets(config)
+        self.redact = Redactor([config.api_key])
         self.started = time.monotonic()
         self.counts = {"pass": 0, "fail": 0, "error": 0}
         for sample in done.values():
@@ -496,7 +481,7 @@ class _Session:
             text = str(error)
         else:
             text = f"{type(error).__name__}: {error}"
-        text = _redact(" ".join(text.split()), self.secrets)
+        text = self.redact(" ".join(text.split()))
         return text if len(text) <= _ERROR_MAX else text[: _ERROR_MAX - 1] + "…"
 
     async def _sample(self, key: SampleKey) -> Sample:
@@ -523,12 +508,13 @@ class _Session:
                 finished_at=utc_now(),
             )
         ctx = CheckContext(
-            case=case, output_tokens=completion.usage.output_tokens, judge=self.judge
+            case=case,
+            output_tokens=completion.usage.output_tokens,
+            judge=self.judge,
+            default_judge=self.config.judge_model is not None,
         )
         results = await check_all(case.assertions, completion.text, ctx)
-        results = [
-            AssertionResult(r.type, r.status, _redact(r.reason, self.secrets)) for r in results
-        ]
+        results = [AssertionResult(r.type, r.status, self.redact(r.reason)) for r in results]
         return Sample(
             model=model_id,
             case_id=case_id,
@@ -536,7 +522,7 @@ class _Session:
             arm=arm,
             prompt_hash=digest,
             outcome=outcome_of(results),
-            output=completion.text,
+            output=self.redact(completion.text),
             assertions=results,
             input_tokens=completion.usage.input_tokens,
             output_tokens=completion.usage.output_tokens,

@@ -127,6 +127,7 @@ def whoami(call: Call) -> Response:
             "id": "local-user-id",
             "name": LOCAL_USER,
             "fullname": "Local User",
+            "avatarUrl": "",
             "email": None,
             "emailVerified": False,
             "isPro": False,

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from upskill_hub.errors import HubError, UsageError
 from upskill_hub.evaluation.run_dir import SAMPLES_FILE, RunRecord, load_run
-from upskill_hub.publish.redaction import scrub, secret_values
+from upskill_hub.secrets import Redactor
 from upskill_hub.skill.schemas import load_schema, schema_errors
 
 if TYPE_CHECKING:
@@ -102,8 +102,10 @@ def _tool_version(record: RunRecord) -> str:
     return str(tool.get("version") or "")
 
 
-def sample_rows(record: RunRecord, secrets: list[str]) -> list[dict[str, Any]]:
-    """One ``samples`` row per sample (schema ``results_sample``), secrets scrubbed."""
+def sample_rows(record: RunRecord, redactor: Redactor | None = None) -> list[dict[str, Any]]:
+    """One ``samples`` row per sample (schema ``results_sample``), secrets scrubbed
+    (``redactor`` default: the environment's secrets and key shapes)."""
+    redactor = redactor or Redactor()
     inputs = {case.id: case.input for case in record.cases}
     skill = _skill_fields(record)
     run_id, version = run_id_of(record), _tool_version(record)
@@ -130,7 +132,7 @@ def sample_rows(record: RunRecord, secrets: list[str]) -> list[dict[str, Any]]:
             "tool_version": version,
             "finished_at": s.finished_at,
         }
-        rows.append(scrub(row, secrets))
+        rows.append(redactor.scrub(row))
     return rows
 
 
@@ -150,8 +152,10 @@ def _arm_row(arm: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def summary_rows(record: RunRecord, secrets: list[str]) -> list[dict[str, Any]]:
-    """One ``summary`` row per model and arm (schema ``summary``), from summary.json."""
+def summary_rows(record: RunRecord, redactor: Redactor | None = None) -> list[dict[str, Any]]:
+    """One ``summary`` row per model and arm (schema ``summary``), from summary.json, secrets
+    scrubbed as in :func:`sample_rows`."""
+    redactor = redactor or Redactor()
     summary = record.summary or {}
     base = {"run_id": run_id_of(record), **_skill_fields(record)}
     rows = []
@@ -180,7 +184,7 @@ def summary_rows(record: RunRecord, secrets: list[str]) -> list[dict[str, Any]]:
                 **_arm_row(model[arm]),
                 **shared,
             }
-            rows.append(scrub(row, secrets))
+            rows.append(redactor.scrub(row))
     return rows
 
 
@@ -227,7 +231,15 @@ def quiet_datasets() -> Iterator[None]:
             ds_logging.enable_progress_bar()
 
 
-def _push_split(hub: Hub, repo_id: str, config: str, rows: list[dict[str, Any]], split: str) -> str:
+def _push_split(
+    hub: Hub,
+    repo_id: str,
+    config: str,
+    rows: list[dict[str, Any]],
+    split: str,
+    token: str | None,
+) -> str:
+    """Push one config's split with ``datasets``; ``token`` None lets it read HF_TOKEN/login."""
     from datasets import Dataset
 
     dataset = Dataset.from_list(rows, features=dataset_features(config_schema(config)))
@@ -238,6 +250,7 @@ def _push_split(hub: Hub, repo_id: str, config: str, rows: list[dict[str, Any]],
                 config_name=config,
                 split=split,
                 commit_message=f"Add {config} of {split}",
+                token=token,
             ),
             repo_id=repo_id,
             action=f"push {config}",
@@ -258,7 +271,7 @@ def _write_card(
     record: RunRecord,
     rows: list[dict[str, Any]],
     split: str,
-    secrets: list[str],
+    redactor: Redactor,
 ) -> str:
     """Rewrite README.md (keeping datasets' metadata and earlier runs) and upload the chart.
 
@@ -266,7 +279,7 @@ def _write_card(
     """
     for attempt in range(1, 4):
         try:
-            return _write_card_once(hub, repo_id, record, rows, split, secrets)
+            return _write_card_once(hub, repo_id, record, rows, split, redactor)
         except HubError as exc:
             if attempt == 3 or _status(exc) != 412:
                 raise
@@ -279,7 +292,7 @@ def _write_card_once(
     record: RunRecord,
     rows: list[dict[str, Any]],
     split: str,
-    secrets: list[str],
+    redactor: Redactor,
 ) -> str:
     from huggingface_hub import CommitOperationAdd
 
@@ -294,7 +307,7 @@ def _write_card_once(
     card = build_dataset_card(
         existing, record, repo_id=repo_id, split=split, rows=rows, chart_path=chart_path
     )
-    ops = [CommitOperationAdd(CARD_FILE, scrub(card, secrets).encode("utf-8"))]
+    ops = [CommitOperationAdd(CARD_FILE, redactor(card).encode("utf-8"))]
     if chart_path:
         ops.append(CommitOperationAdd(chart_path, chart.read_bytes()))
     info = hub.call(
@@ -325,12 +338,15 @@ def push_results(
     update_skill_card: bool = False,
     skill_repo: str | None = None,
     create_pr: bool = False,
+    token: str | None = None,
 ) -> PushedResults:
     """Publish ``run_dir`` to the dataset ``repo_id`` as a new split; see the module docstring.
 
     ``update_skill_card`` also rewrites the ``## Results`` section of the skill's model repo
     card (``skill_repo``, else the repo recorded in run.json), directly or, with ``create_pr``,
-    as a pull request. Everything is checked before the first upload.
+    as a pull request. Everything is checked before the first upload. ``token`` (e.g. a Space
+    visitor's OAuth token) is used for every Hub call instead of HF_TOKEN / the saved login;
+    it is passed to huggingface_hub and ``datasets`` only, and redacted like any secret.
     """
     from upskill_hub.publish.skill_card import results_markdown, skill_card_repo, update_results
     from upskill_hub.registry.hub import Hub
@@ -342,32 +358,30 @@ def push_results(
         target = skill_card_repo(record.info, skill_repo)
     elif skill_repo or create_pr:
         raise UsageError("--skill-repo and --create-pr apply only with --update-skill-card")
-    secrets = secret_values()
+    redactor = Redactor([token])
     split = split_name(run_id_of(record))
-    samples = sample_rows(record, secrets)
-    summary = summary_rows(record, secrets)
+    samples = sample_rows(record, redactor)
+    summary = summary_rows(record, redactor)
     check_rows(samples, SAMPLE_SCHEMA, record.folder.samples_file)
     check_rows(summary, SUMMARY_SCHEMA, record.folder.summary_file)
     if not summary:
         raise UsageError(f"{record.folder.summary_file}: no model results to publish")
 
-    hub = Hub()
+    hub = Hub(token=token)
     hub.call(
         lambda: hub.api.create_repo(repo_id, repo_type="dataset", private=private, exist_ok=True),
         repo_id=repo_id,
         action="create the dataset",
     )
     with quiet_datasets():
-        _push_split(hub, repo_id, SAMPLES_CONFIG, samples, split)
-        _push_split(hub, repo_id, SUMMARY_CONFIG, summary, split)
-    commit = _write_card(hub, repo_id, record, summary, split, secrets)
+        _push_split(hub, repo_id, SAMPLES_CONFIG, samples, split, token)
+        _push_split(hub, repo_id, SUMMARY_CONFIG, summary, split, token)
+    commit = _write_card(hub, repo_id, record, summary, split, redactor)
     url = hub.repo_url(repo_id, "dataset")
     card_commit = card_pr = None
     if target is not None:
         markdown = results_markdown(
             summary, record.info, dataset_repo=repo_id, dataset_url=url, split=split
         )
-        card_commit, card_pr = update_results(
-            hub, target, scrub(markdown, secrets), create_pr=create_pr
-        )
+        card_commit, card_pr = update_results(hub, target, redactor(markdown), create_pr=create_pr)
     return PushedResults(repo_id, url, commit, split, card_commit, card_pr)

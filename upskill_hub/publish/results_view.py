@@ -96,11 +96,10 @@ def compare_results(a: RunResults, b: RunResults) -> list[ModelComparison]:
 
 
 def _local(path: Path) -> RunResults:
-    from upskill_hub.publish.redaction import secret_values
     from upskill_hub.publish.results_dataset import read_run, run_id_of, split_name, summary_rows
 
     record = read_run(path)
-    rows = summary_rows(record, secret_values())
+    rows = summary_rows(record)
     return RunResults(str(path), split_name(run_id_of(record)), rows)
 
 

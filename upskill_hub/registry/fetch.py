@@ -63,6 +63,16 @@ class ValidationRefused(InvalidSkill):
         self.report = report
 
 
+class SeveralSkills(UsageError):
+    """:func:`fetch_skill` of a multi-skill repo without naming the skill."""
+
+    def __init__(self, repo_id: str, names: Sequence[str]) -> None:
+        self.repo_id = repo_id
+        self.names = list(names)
+        known = ", ".join(self.names)
+        super().__init__(f"{repo_id} holds several skills ({known}); name one with --skill")
+
+
 @dataclass(frozen=True)
 class RemoteSkill:
     """A skill found in a repo listing: its folder in the repo and its files relative to it."""
@@ -188,16 +198,17 @@ def fetch_from(
     return fetched
 
 
-def fetch_skill(spec: str, *, skill: str | None = None) -> FetchedSkill:
+def fetch_skill(spec: str, *, skill: str | None = None, hub: Hub | None = None) -> FetchedSkill:
     """One skill of ``ns/name[@rev]`` as a checked local folder (for ``eval`` of a repo id).
 
-    A multi-skill repo needs ``skill``. No agent install, no lock change.
+    A multi-skill repo needs ``skill``. ``hub`` picks the endpoint and credentials (default:
+    HF_TOKEN / the saved login; ``Hub(token=False)`` is anonymous). No agent install, no lock
+    change.
     """
-    hub = Hub()
+    hub = hub or Hub()
     repo = inspect_repo(spec, hub=hub)
     if skill is None and len(repo.skills) > 1:
-        known = ", ".join(s.name for s in repo.skills)
-        raise UsageError(f"{repo.repo_id} holds several skills ({known}); name one with --skill")
+        raise SeveralSkills(repo.repo_id, [s.name for s in repo.skills])
     return fetch_from(repo, [skill] if skill else None, hub=hub)[0]
 
 

@@ -19,9 +19,10 @@ from typing import Any
 from upskill_hub.errors import UsageError
 from upskill_hub.evaluation.runner import EvalResult, Progress, evaluate
 from upskill_hub.evaluation.types import Sample
+from upskill_hub.secrets import Redactor
 from upskill_hub.space_support import tables
 from upskill_hub.space_support.form import EvalForm, check_size, plan_eval
-from upskill_hub.space_support.messages import Redactor, describe_error, log_failure
+from upskill_hub.space_support.messages import describe_error, log_failure
 from upskill_hub.space_support.network import Resolver
 from upskill_hub.space_support.settings import SpaceSettings
 from upskill_hub.space_support.skills import load_choice

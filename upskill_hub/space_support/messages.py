@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterable
 
 from upskill_hub.errors import (
     InvalidSkill,
@@ -14,28 +13,9 @@ from upskill_hub.errors import (
     UnsafeSkill,
     UpskillHubError,
 )
-from upskill_hub.evaluation.providers.http_errors import redact
+from upskill_hub.secrets import Redactor
 
 log = logging.getLogger("upskill_hub.space")
-
-_MIN_SECRET = 4
-
-
-class Redactor:
-    """Removes the given secrets (and anything shaped like an API key) from text."""
-
-    def __init__(self, secrets: Iterable[str | None] = ()) -> None:
-        found = {s for s in secrets if s and len(s) >= _MIN_SECRET}
-        self.secrets = sorted(found, key=len, reverse=True)
-
-    def __call__(self, text: str) -> str:
-        for secret in self.secrets:
-            text = text.replace(secret, "***")
-        return redact(text, None)
-
-    def leaks(self, text: str) -> bool:
-        """True when ``text`` holds one of the secrets verbatim."""
-        return any(secret in text for secret in self.secrets)
 
 
 def _provider_hint(exc: ProviderError) -> str:

@@ -7,22 +7,16 @@ token: a run that somehow holds one is refused rather than published.
 
 from __future__ import annotations
 
-import importlib
-import inspect
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from upskill_hub.errors import UpskillHubError, UsageError
-from upskill_hub.space_support.messages import Redactor
+from upskill_hub.secrets import Redactor
+
+if TYPE_CHECKING:
+    from upskill_hub.publish.results_dataset import PushedResults
 
 _MAX_SCAN_BYTES = 50 * 1024 * 1024
-
-
-@dataclass(frozen=True)
-class PushedResults:
-    repo_id: str
-    url: str
 
 
 def results_repo_id(namespace: str, skill_name: str) -> str:
@@ -46,19 +40,6 @@ def check_no_secrets(run_dir: Path, redactor: Redactor) -> None:
             )
 
 
-def _push_function() -> Any:
-    """``upskill_hub.publish.push_results`` (or its results module's)."""
-    for module_name in ("upskill_hub.publish", "upskill_hub.publish.results"):
-        try:
-            module = importlib.import_module(module_name)
-        except ImportError:
-            continue
-        push = getattr(module, "push_results", None)
-        if callable(push):
-            return push
-    raise UpskillHubError("Publishing results is not available in this version of upskill-hub")
-
-
 def push_run(
     run_dir: Path,
     *,
@@ -70,27 +51,19 @@ def push_run(
     """Publish ``run_dir`` to ``results_repo_id(namespace, skill_name)`` with ``token``.
 
     ``namespace`` None means the token's own user (local mode, the machine's login);
-    ``token`` None means the machine's login (local mode only; the caller decides).
+    ``token`` None means the machine's login (local mode only; the caller decides). The token
+    goes to :func:`upskill_hub.publish.results_dataset.push_results` for every Hub call.
     """
+    from upskill_hub.publish.results_dataset import push_results
     from upskill_hub.registry.hub import Hub
 
     run_dir = Path(run_dir)
     if not (run_dir / "summary.json").is_file():
         raise UsageError("Run an evaluation to the end before pushing its results")
     check_no_secrets(run_dir, redactor)
-    hub = Hub(token=token)
-    owner = namespace or hub.whoami()
+    owner = namespace or Hub(token=token).whoami()
     repo_id = results_repo_id(owner, skill_name)
-    push = _push_function()
-    accepted = inspect.signature(push).parameters
-    kwargs: dict[str, Any] = {}
-    if "hub" in accepted:
-        kwargs["hub"] = hub
-    elif "token" in accepted:
-        kwargs["token"] = token
-    outcome = push(run_dir, repo_id, **kwargs)
-    url = getattr(outcome, "url", None) or (outcome if isinstance(outcome, str) else None)
-    return PushedResults(repo_id=repo_id, url=str(url or hub.repo_url(repo_id, "dataset")))
+    return push_results(run_dir, repo_id, token=token)
 
 
 def skill_name_of(run_dir: Path) -> str:

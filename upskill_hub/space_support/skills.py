@@ -58,18 +58,19 @@ def load_choice(
             f"Skill {text!r} is neither a bundled skill ({known}) nor a Hub repo id "
             "(namespace/name[@revision])"
         )
-    from upskill_hub.registry.fetch import fetch_from, inspect_repo
+    from upskill_hub.registry.fetch import SeveralSkills, fetch_skill
     from upskill_hub.registry.hub import Hub, parse_spec
 
     parse_spec(text)  # UsageError for a malformed id, before any request
     # Hosted: the visitor's token or none (False: not even the Space's HF_TOKEN).
     hub = Hub(token=(token or False) if hosted else None)
-    repo = inspect_repo(text, hub=hub)
-    if len(repo.skills) > 1:
-        names = ", ".join(s.name for s in repo.skills)
+    try:
+        fetched = fetch_skill(text, hub=hub)
+    except SeveralSkills as exc:
         raise UsageError(
-            f"{repo.repo_id} holds several skills ({names}); the Space evaluates single-skill "
-            "repos (use `upskill-hub eval REPO --skill NAME` locally)"
-        )
-    fetched = fetch_from(repo, None, hub=hub)[0]
-    return ChosenSkill(load_skill(fetched.path), ref=text, repo_id=repo.repo_id, commit=repo.commit)
+            f"{exc.repo_id} holds several skills ({', '.join(exc.names)}); the Space evaluates "
+            "single-skill repos (use `upskill-hub eval REPO --skill NAME` locally)"
+        ) from None
+    return ChosenSkill(
+        load_skill(fetched.path), ref=text, repo_id=fetched.repo_id, commit=fetched.commit
+    )

@@ -17,11 +17,16 @@ JudgeFn = Callable[[str | None, list[Message]], Awaitable[str]]
 
 @dataclass(frozen=True)
 class CheckContext:
-    """What an assertion may know besides the output: the case, the token count, a judge."""
+    """What an assertion may know besides the output: the case, the token count, a judge.
+
+    ``default_judge`` says whether ``judge(None, ...)`` has a model to call (a run with only
+    per-spec judge models has a ``judge`` but no default).
+    """
 
     case: TestCase
     output_tokens: int
     judge: JudgeFn | None = None
+    default_judge: bool = True
 
 
 class Assertion(ABC):

@@ -76,11 +76,12 @@ class Judge(Assertion):
         return found + optional_str_problems(spec, "model")
 
     async def check(self, output: str, ctx: CheckContext) -> AssertionResult:
-        if ctx.judge is None:
+        model = self.spec.get("model")
+        if ctx.judge is None or (model is None and not ctx.default_judge):
             return self.result("skipped", "skipped: no judge model configured (--judge-model)")
         messages = judge_messages(self.spec["rubric"], ctx.case.input, ctx.case.files, output)
         try:
-            reply = await ctx.judge(self.spec.get("model"), messages)
+            reply = await ctx.judge(model, messages)
         except Exception as exc:
             return self.result("error", f"judge call failed: {type(exc).__name__}: {exc}")
         verdict = parse_verdict(reply)
