@@ -35,7 +35,7 @@ import threading
 import time
 from collections import deque
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 from urllib.parse import urlsplit, urlunsplit
@@ -493,7 +493,7 @@ class _Session:
         messages, digest = self.messages[(case_id, arm)]
         try:
             completion, attempts = await self._call(
-                self.by_id[model_id], messages, self.config.params
+                self.by_id[model_id], messages, run_params(self.config.params, run)
             )
         except _CallFailed as failed:
             return Sample(
@@ -546,17 +546,30 @@ def _check_cases(cases: Sequence[TestCase]) -> list[TestCase]:
     return cases
 
 
+def run_params(params: GenerationParams, run: int) -> GenerationParams:
+    """The parameters of run ``run`` (1-based): with a seed, run N samples with ``seed + N - 1``,
+    so repeated runs at a temperature above 0 differ yet stay reproducible."""
+    if params.seed is None or run == 1:
+        return params
+    return replace(params, seed=params.seed + run - 1)
+
+
 def all_keys(
     models: Sequence[str], cases: Sequence[TestCase], runs: int, arms: Iterable[Arm]
 ) -> list[SampleKey]:
-    """Every sample key of a run, in scheduling order: run, case, model, arm."""
+    """Every sample key of a run, in scheduling order: run, model, arm, case.
+
+    Each run finishes a whole baseline-vs-skill comparison before the next starts, and the
+    requests of one arm follow each other so that a local model (llama.cpp) reuses the KV cache
+    of their long shared prefix (system prompt + skill) instead of re-reading it every time.
+    """
     arm_list = list(arms)
     return [
         (model, case.id, run, arm)
         for run in range(1, runs + 1)
-        for case in cases
         for model in models
         for arm in arm_list
+        for case in cases
     ]
 
 

@@ -8,16 +8,15 @@ Messages never carry an API key: :func:`redact` scrubs the key and anything shap
 from __future__ import annotations
 
 import email.utils
-import re
 import time
 from collections.abc import Mapping
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
+from upskill_hub import secrets
 from upskill_hub.errors import ProviderError
 
 RETRYABLE_STATUSES = frozenset({408, 409, 429})
-_KEY_SHAPES = re.compile(r"\b(sk-[A-Za-z0-9_*\-]{6,}|hf_[A-Za-z0-9]{6,})")
 _DETAIL_MAX = 200
 
 
@@ -51,10 +50,8 @@ def parse_retry_after(
 
 
 def redact(text: str, secret: str | None) -> str:
-    """``text`` without ``secret`` and without anything shaped like an API key."""
-    if secret:
-        text = text.replace(secret, "***")
-    return _KEY_SHAPES.sub("***", text)
+    """``text`` without ``secret``, the environment's secrets and anything shaped like a key."""
+    return secrets.redact(text, (secret,))
 
 
 def display_url(url: str | None) -> str | None:
