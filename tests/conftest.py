@@ -62,3 +62,14 @@ def hub_server() -> Iterator[object]:
 def unique_repo_id(hub_server: object) -> str:
     """A repo id no other test uses (``local-user/test-<hex>``); the repo is not created."""
     return f"local-user/test-{uuid.uuid4().hex[:12]}"
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Iterator[None]:
+    """With ``UPSKILL_HUB_NO_SKIPS=1`` (set by scripts/check, so in CI) a skipped test fails:
+    a missing nvcc, chromium or embedded model must not pass unnoticed."""
+    outcome = yield
+    report = outcome.get_result()  # type: ignore[attr-defined]
+    if report.skipped and os.environ.get("UPSKILL_HUB_NO_SKIPS") == "1":
+        report.outcome = "failed"
+        report.longrepr = f"skipped in a run that forbids skips: {report.longrepr}"
