@@ -23,6 +23,7 @@ from tests.support.llm_servers import (
     skill_aware,
     system_prompt,
 )
+from upskill_hub.backoff import backoff_delay
 from upskill_hub.errors import UnknownModel, UsageError
 from upskill_hub.evaluation.prompts import BASE_SYSTEM_PROMPT, build_messages, prompt_hash
 from upskill_hub.evaluation.providers.resolve import resolve_model
@@ -31,7 +32,6 @@ from upskill_hub.evaluation.runner import (
     EvalConfig,
     EvalResult,
     Progress,
-    backoff_delay,
     evaluate,
     public_url,
     run_eval,

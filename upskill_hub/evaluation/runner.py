@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import random
 import shlex
 import threading
 import time
@@ -41,6 +40,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from urllib.parse import urlsplit, urlunsplit
 
 from upskill_hub import __version__
+from upskill_hub.backoff import backoff_delay
 from upskill_hub.errors import ProviderError, UpskillHubError, UsageError
 from upskill_hub.evaluation.prompts import build_messages, prompt_hash
 from upskill_hub.evaluation.run_dir import (
@@ -73,7 +73,6 @@ __all__ = [
     "EvalResult",
     "Progress",
     "SkillLike",
-    "backoff_delay",
     "config_from_run",
     "evaluate",
     "reproduce_command",
@@ -175,29 +174,6 @@ class EvalResult:
 
 
 # --------------------------------------------------------------------------- small pieces
-
-
-def backoff_delay(
-    attempt: int,
-    retry_after: float | None,
-    *,
-    base: float = 0.5,
-    cap: float = 30.0,
-    retry_after_max: float = 120.0,
-    rng: random.Random | None = None,
-) -> float:
-    """Seconds to wait before retry number ``attempt`` (1 = first retry).
-
-    Exponential with equal jitter (``d/2 + U(0, d/2)``, ``d = min(cap, base * 2**(attempt-1))``);
-    a server's ``Retry-After`` wins when given (capped at ``retry_after_max``), plus up to 10%
-    jitter so that parallel workers do not return all at once.
-    """
-    rnd = (rng or random).random()
-    if retry_after is not None:
-        wait = min(max(retry_after, 0.0), retry_after_max)
-        return wait + 0.1 * wait * rnd
-    delay = min(cap, base * 2 ** (attempt - 1))
-    return delay / 2 + delay / 2 * rnd
 
 
 def public_url(url: str | None) -> str | None:

@@ -410,7 +410,7 @@ async def complete_with_retries(
     retries: int = 3,
 ) -> str:
     """``provider.complete`` with backoff on retryable errors (the runner's policy)."""
-    from upskill_hub.evaluation.runner import backoff_delay
+    from upskill_hub.backoff import backoff_delay
 
     attempt = 0
     while True:

@@ -39,6 +39,7 @@ from huggingface_hub.errors import (
 from huggingface_hub.hf_api import RepoFile
 
 from upskill_hub import __version__
+from upskill_hub.backoff import backoff_delay
 from upskill_hub.errors import HubError, RepoNotFound, RevisionNotFound, UsageError
 
 T = TypeVar("T")
@@ -62,9 +63,13 @@ class RetryPolicy:
     max_delay: float = 10.0
 
     def delay(self, attempt: int, retry_after: float | None) -> float:
-        if retry_after is not None:
-            return min(max(retry_after, 0.0), self.max_delay)
-        return min(self.base_delay * (2 ** (attempt - 1)), self.max_delay)
+        return backoff_delay(
+            attempt,
+            retry_after,
+            base=self.base_delay,
+            cap=self.max_delay,
+            retry_after_max=self.max_delay,
+        )
 
 
 @dataclass(frozen=True)

@@ -55,6 +55,18 @@ class InstalledSkill:
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
 
+    @classmethod
+    def unchanged(cls, locked: LockedSkill) -> InstalledSkill:
+        """A locked skill left exactly as it is."""
+        return cls(
+            locked.name,
+            locked.repo_id,
+            locked.ref,
+            locked.commit,
+            "unchanged",
+            list(locked.targets),
+        )
+
 
 @dataclass(frozen=True)
 class InstallReport:
@@ -326,16 +338,7 @@ def install_locked(
     for state in states:
         locked = lock.skills[state.name]
         if state.name not in done:
-            report.append(
-                InstalledSkill(
-                    locked.name,
-                    locked.repo_id,
-                    locked.ref,
-                    locked.commit,
-                    "unchanged",
-                    list(locked.targets),
-                )
-            )
+            report.append(InstalledSkill.unchanged(locked))
             continue
         dirs = [p.parent for p in locked.target_paths(root)] or skills_dirs((), project_root=root)
         report.append(
@@ -434,16 +437,7 @@ def update(
         ref = locked.ref or DEFAULT_REF
         current = locked.commit if COMMIT_RE.fullmatch(ref) else hub.resolve(locked.repo_id, ref)
         if current == locked.commit and state.clean:
-            report.append(
-                InstalledSkill(
-                    locked.name,
-                    locked.repo_id,
-                    locked.ref,
-                    locked.commit,
-                    "unchanged",
-                    list(locked.targets),
-                )
-            )
+            report.append(InstalledSkill.unchanged(locked))
             continue
         [fetched] = fetch_skills(
             f"{locked.repo_id}@{current}", [locked.name], hub=hub, allow_unsafe=allow_unsafe

@@ -140,3 +140,30 @@ def malformed_error(model_id: str, detail: str = "") -> ProviderError:
 
 def missing_key_error(model_id: str, env_var: str) -> ProviderError:
     return ProviderError(f"{model_id}: no API key: set {env_var} (or pass api_key)")
+
+
+def from_sdk_error(
+    sdk: Any, exc: Exception, *, model_id: str, timeout: float, key_hint: str, secret: str | None
+) -> Exception:
+    """Map an ``openai`` or ``anthropic`` SDK exception (both SDKs share these class names) to
+    a :class:`ProviderError`; anything else is returned unchanged."""
+    if isinstance(exc, sdk.APITimeoutError):
+        return timeout_error(model_id, timeout)
+    if isinstance(exc, sdk.APIConnectionError):
+        cause = exc.__cause__
+        detail = f"{type(cause).__name__}: {cause}" if cause else ""
+        return connection_error(model_id, detail, secret=secret)
+    if isinstance(exc, sdk.APIResponseValidationError):
+        return malformed_error(model_id, "unexpected schema")
+    if isinstance(exc, sdk.APIStatusError):
+        return status_error(
+            model_id,
+            exc.status_code,
+            headers=exc.response.headers,
+            detail=error_detail(exc.body, exc.message),
+            key_hint=key_hint,
+            secret=secret,
+        )
+    if isinstance(exc, ValueError):  # a 200 whose body is not JSON
+        return malformed_error(model_id, "invalid JSON")
+    return exc

@@ -96,26 +96,14 @@ class OpenAICompatProvider(Provider):
     def _map_error(self, exc: Exception, timeout: float) -> Exception:
         import openai
 
-        if isinstance(exc, openai.APITimeoutError):
-            return http_errors.timeout_error(self.model_id, timeout)
-        if isinstance(exc, openai.APIConnectionError):
-            cause = exc.__cause__
-            detail = f"{type(cause).__name__}: {cause}" if cause else ""
-            return http_errors.connection_error(self.model_id, detail, secret=self._api_key)
-        if isinstance(exc, openai.APIResponseValidationError):
-            return http_errors.malformed_error(self.model_id, "unexpected schema")
-        if isinstance(exc, openai.APIStatusError):
-            return http_errors.status_error(
-                self.model_id,
-                exc.status_code,
-                headers=exc.response.headers,
-                detail=http_errors.error_detail(exc.body, exc.message),
-                key_hint=self.key_hint,
-                secret=self._api_key,
-            )
-        if isinstance(exc, ValueError):  # a 200 whose body is not JSON
-            return http_errors.malformed_error(self.model_id, "invalid JSON")
-        return exc
+        return http_errors.from_sdk_error(
+            openai,
+            exc,
+            model_id=self.model_id,
+            timeout=timeout,
+            key_hint=self.key_hint,
+            secret=self._api_key,
+        )
 
     async def aclose(self) -> None:
         client, loop = self._client, self._client_loop
