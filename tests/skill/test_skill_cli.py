@@ -90,3 +90,24 @@ def test_cli_entry_imports_no_heavy_library() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == ""
+
+
+def test_argument_errors_are_one_line_naming_the_flag() -> None:
+    cases = [
+        (["validate", "--format", "xml", "."], "--format"),
+        (["eval", "x", "--runs", "abc"], "--runs"),
+        (["validate", "--bogus"], "--bogus"),
+        (["nosuch"], "nosuch"),
+    ]
+    for args, needle in cases:
+        result = run_cli(*args)
+        assert result.returncode == 2, (args, result.stderr)
+        lines = result.stderr.strip().splitlines()
+        assert len(lines) == 1 and lines[0].startswith("error: ") and needle in lines[0], lines
+        assert "Traceback" not in result.stderr
+
+
+def test_no_arguments_prints_help() -> None:
+    result = run_cli()
+    assert result.returncode == 0
+    assert result.stdout.startswith("Usage: upskill-hub")

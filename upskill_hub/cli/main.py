@@ -64,14 +64,24 @@ for _name in COMMAND_MODULES:
 
 def main() -> None:
     """Console-script entry point: the one place errors become a line and an exit code."""
+    command = typer.main.get_command(app)
     try:
-        app()
+        code = command.main(prog_name="upskill-hub", standalone_mode=False)
     except UpskillHubError as exc:
         print(f"error: {exc}", file=sys.stderr)
         sys.exit(exc.exit_code)
-    except KeyboardInterrupt:
+    except (KeyboardInterrupt, typer.Abort):
         print("interrupted", file=sys.stderr)
         sys.exit(130)
+    except typer.TyperException as exc:  # argument parsing: a bad flag, value or argument
+        message = exc.format_message() if hasattr(exc, "format_message") else str(exc)
+        exit_code = int(getattr(exc, "exit_code", 2))
+        if message.lstrip().startswith("Usage:"):  # no arguments: the help text itself
+            print(message)
+            sys.exit(0)
+        print(f"error: {' '.join(message.split())}", file=sys.stderr)
+        sys.exit(exit_code)
+    sys.exit(code if isinstance(code, int) else 0)
 
 
 if __name__ == "__main__":
