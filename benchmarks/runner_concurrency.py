@@ -25,8 +25,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from upskill_hub.evaluation.config import EvalConfig  # noqa: E402
 from upskill_hub.evaluation.providers.base import Provider  # noqa: E402
-from upskill_hub.evaluation.runner import EvalConfig, EvalResult, evaluate  # noqa: E402
+from upskill_hub.evaluation.results import EvalResult  # noqa: E402
+from upskill_hub.evaluation.runner import evaluate  # noqa: E402
 from upskill_hub.evaluation.types import (  # noqa: E402
     Completion,
     GenerationParams,

@@ -21,7 +21,8 @@ from upskill_hub.cli.output import OutputFormat, console, err_console, print_jso
 from upskill_hub.errors import EvalCancelled, SkillNotFound, UsageError
 
 if TYPE_CHECKING:
-    from upskill_hub.evaluation.runner import EvalConfig, EvalResult
+    from upskill_hub.evaluation.config import EvalConfig
+    from upskill_hub.evaluation.results import EvalResult
     from upskill_hub.skill.model import Skill
     from upskill_hub.skill.testcases import TestCase
 
@@ -60,7 +61,8 @@ def _config(
     """Flags over defaults; with --resume, flags over the run's own settings."""
     from dataclasses import replace
 
-    from upskill_hub.evaluation.runner import EvalConfig, config_from_run
+    from upskill_hub.evaluation.config import EvalConfig
+    from upskill_hub.evaluation.resume import config_from_run
     from upskill_hub.evaluation.types import GenerationParams
     from upskill_hub.skill.testcases import read_suite
 
@@ -110,7 +112,7 @@ def _run(skill: Skill, cases: list[TestCase], config: EvalConfig, **kwargs: Any)
         TimeElapsedColumn,
     )
 
-    from upskill_hub.evaluation.runner import Progress as RunProgress
+    from upskill_hub.evaluation.results import Progress as RunProgress
     from upskill_hub.evaluation.runner import run_eval
     from upskill_hub.evaluation.types import Sample
 

@@ -6,12 +6,8 @@ Modules: ``traces`` (session readers and condensing), ``sources`` (what ``--from
 teacher), ``loop`` (the generate/measure/refine loop).
 """
 
-from upskill_hub.generate.loop import (
-    GenerateConfig,
-    GenerateResult,
-    IterationRecord,
-    generate,
-    run_generate,
-)
+from upskill_hub.generate.config import GenerateConfig
+from upskill_hub.generate.loop import generate, run_generate
+from upskill_hub.generate.results import GenerateResult, IterationRecord
 
 __all__ = ["GenerateConfig", "GenerateResult", "IterationRecord", "generate", "run_generate"]

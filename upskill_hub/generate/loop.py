@@ -41,20 +41,20 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
-import shutil
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any
 
 from upskill_hub import __version__
 from upskill_hub.errors import InvalidSkill, ProviderError, UsageError
-from upskill_hub.evaluation.types import GenerationParams
-from upskill_hub.generate.evidence import DEFAULT_EVIDENCE_BUDGET, failure_evidence
+from upskill_hub.generate.config import GenerateConfig
+from upskill_hub.generate.evidence import failure_evidence
+from upskill_hub.generate.lift import aggregate, ci_text, fmt, history_text, results_text
+from upskill_hub.generate.results import GenerateResult, IterationRecord, Origin, StopReason
+from upskill_hub.generate.skill_files import copy_extra_files, same_path
 from upskill_hub.generate.sources import Source, load_source
 from upskill_hub.generate.teacher import (
-    DEFAULT_REPAIRS,
-    DEFAULT_TEACHER_PARAMS,
     AnswerRules,
     Exchange,
     TeacherAnswer,
@@ -62,147 +62,13 @@ from upskill_hub.generate.teacher import (
     create_request,
     refine_request,
 )
-from upskill_hub.generate.traces import DEFAULT_TRACE_BUDGET
 from upskill_hub.skill import Skill, TestCase, TestSuite, load_skill, validate_skill, write_skill
-from upskill_hub.skill.model import SKILL_FILENAME, list_files
-from upskill_hub.skill.testcases import META_FILENAME
 
 if TYPE_CHECKING:
     from upskill_hub.evaluation.providers.base import Provider
-    from upskill_hub.evaluation.runner import EvalResult
-    from upskill_hub.evaluation.statistics import ModelStats
+    from upskill_hub.evaluation.results import EvalResult
 
-Origin = Literal["original", "generated", "improved", "refined"]
-StopReason = Literal["max_iterations", "plateau", "all_passed"]
-
-__all__ = [
-    "GenerateConfig",
-    "GenerateResult",
-    "IterationRecord",
-    "aggregate",
-    "generate",
-    "run_generate",
-]
-
-
-@dataclass
-class GenerateConfig:
-    """How to generate. ``api_key`` goes only to ``--base-url`` servers and is never written."""
-
-    task: str = ""
-    source: Path | None = None
-    teacher: str = "opus"
-    students: list[str] = field(default_factory=lambda: ["local"])
-    runs: int = 1
-    max_iterations: int = 3
-    output: Path = Path("skills")
-    work_root: Path = Path("runs")
-    base_url: str | None = None
-    teacher_base_url: str | None = None
-    api_key: str | None = field(default=None, repr=False)
-    student_params: GenerationParams = field(default_factory=GenerationParams)
-    teacher_params: GenerationParams = DEFAULT_TEACHER_PARAMS
-    concurrency: int = 4
-    retries: int = 3
-    judge_model: str | None = None
-    repairs: int = DEFAULT_REPAIRS
-    trace_budget: int = DEFAULT_TRACE_BUDGET
-    evidence_budget: int = DEFAULT_EVIDENCE_BUDGET
-    force: bool = False
-
-    def validate(self) -> None:
-        if not self.task.strip() and self.source is None:
-            raise UsageError("give a TASK (or --from a trace or skill folder)")
-        if self.max_iterations < 1:
-            raise UsageError(f"--max-iterations must be at least 1 (got {self.max_iterations})")
-        if self.runs < 1:
-            raise UsageError(f"--runs must be at least 1 (got {self.runs})")
-        if not self.students:
-            raise UsageError("no student model (--student)")
-        dupes = sorted({s for s in self.students if self.students.count(s) > 1})
-        if dupes:
-            raise UsageError(f"--student given twice: {', '.join(dupes)}")
-        if self.repairs < 0:
-            raise UsageError("repairs must be 0 or more")
-
-
-@dataclass
-class IterationRecord:
-    """One measured skill: its numbers, whether it was accepted, and why."""
-
-    iteration: int
-    origin: Origin
-    lift: float | None
-    lift_ci95: tuple[float, float] | None
-    margin: float | None
-    baseline_pass_rate: float | None
-    with_skill_pass_rate: float | None
-    per_student: list[dict[str, Any]]
-    accepted: bool
-    improved: bool | None
-    reason: str
-    skill_sha256: str
-    run_id: str
-    failed_samples: int = 0
-    notes: list[str] = field(default_factory=list)
-
-    def to_dict(self) -> dict[str, Any]:
-        def r(x: float | None) -> float | None:
-            return None if x is None else round(x, 6)
-
-        return {
-            "iteration": self.iteration,
-            "origin": self.origin,
-            "lift": r(self.lift),
-            "lift_ci95": None if self.lift_ci95 is None else [r(v) for v in self.lift_ci95],
-            "margin": r(self.margin),
-            "pass_rates": {
-                "baseline": r(self.baseline_pass_rate),
-                "with_skill": r(self.with_skill_pass_rate),
-            },
-            "per_student": self.per_student,
-            "accepted": self.accepted,
-            "improved": self.improved,
-            "reason": self.reason,
-            "skill_sha256": self.skill_sha256,
-            "run_id": self.run_id,
-            "failed_samples": self.failed_samples,
-            "notes": self.notes,
-        }
-
-
-@dataclass
-class GenerateResult:
-    """Where the skill went and how it got there."""
-
-    skill_dir: Path
-    name: str
-    history: list[IterationRecord]
-    best_iteration: int
-    stop_reason: StopReason
-    work_dir: Path
-    tests: int
-    dropped_tests: dict[str, str] = field(default_factory=dict)
-    warnings: list[str] = field(default_factory=list)
-
-    @property
-    def best(self) -> IterationRecord:
-        return next(r for r in self.history if r.iteration == self.best_iteration)
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "skill_dir": str(self.skill_dir),
-            "name": self.name,
-            "best_iteration": self.best_iteration,
-            "lift": self.best.to_dict()["lift"],
-            "lift_ci95": self.best.to_dict()["lift_ci95"],
-            "stop_reason": self.stop_reason,
-            "tests": self.tests,
-            "dropped_tests": [{"id": k, "reason": v} for k, v in self.dropped_tests.items()],
-            "work_dir": str(self.work_dir),
-            "history": [r.to_dict() for r in self.history],
-            "warnings": self.warnings,
-        }
+__all__ = ["generate", "run_generate"]
 
 
 @dataclass
@@ -210,70 +76,6 @@ class _Measured:
     skill: Skill
     result: EvalResult
     record: IterationRecord
-
-
-# --------------------------------------------------------------------------- numbers
-
-
-def aggregate(
-    stats: list[ModelStats],
-) -> tuple[float | None, tuple[float, float] | None, float | None, float | None, float | None]:
-    """Mean over students of lift, interval bounds, interval half-width and both pass rates."""
-
-    def mean(values: list[float | None]) -> float | None:
-        if not values or any(v is None for v in values):
-            return None
-        return sum(v for v in values if v is not None) / len(values)
-
-    lift = mean([s.lift for s in stats])
-    cis = [s.lift_ci95 for s in stats]
-    ci: tuple[float, float] | None = None
-    margin = None
-    if cis and all(c is not None for c in cis):
-        bounds = [c for c in cis if c is not None]
-        ci = (sum(c[0] for c in bounds) / len(bounds), sum(c[1] for c in bounds) / len(bounds))
-        margin = sum((c[1] - c[0]) / 2 for c in bounds) / len(bounds)
-    base = mean([s.baseline.pass_rate if s.baseline else None for s in stats])
-    with_ = mean([s.with_skill.pass_rate for s in stats])
-    return lift, ci, margin, base, with_
-
-
-def _fmt(x: float | None, signed: bool = True) -> str:
-    if x is None:
-        return "n/a"
-    return f"{x:+.2f}" if signed else f"{x:.2f}"
-
-
-def _ci(ci: tuple[float, float] | None) -> str:
-    return "n/a" if ci is None else f"[{ci[0]:+.2f}, {ci[1]:+.2f}]"
-
-
-def results_text(stats: list[ModelStats]) -> str:
-    lines = []
-    for s in stats:
-        base = s.baseline
-        base_text = f"{base.passed}/{base.total}" if base else "n/a"
-        lines.append(
-            f"- {s.model}: baseline {base_text}, with skill {s.with_skill.passed}/"
-            f"{s.with_skill.total}, lift {_fmt(s.lift)} {_ci(s.lift_ci95)}"
-        )
-    return "\n".join(lines)
-
-
-def history_text(history: list[IterationRecord], answers: dict[int, TeacherAnswer]) -> str:
-    lines = []
-    for rec in history:
-        verdict = "accepted" if rec.accepted else "REJECTED (lift dropped: do not repeat it)"
-        line = (
-            f"- iteration {rec.iteration} ({rec.origin}): lift {_fmt(rec.lift)} "
-            f"{_ci(rec.lift_ci95)}, pass rate {_fmt(rec.baseline_pass_rate, False)} -> "
-            f"{_fmt(rec.with_skill_pass_rate, False)}; {verdict}"
-        )
-        answer = answers.get(rec.iteration)
-        if answer is not None and answer.notes.strip():
-            line += f"; teacher's notes: {' '.join(answer.notes.split())}"
-        lines.append(line)
-    return "\n".join(lines) or "(none)"
 
 
 # --------------------------------------------------------------------------- the loop
@@ -353,7 +155,7 @@ class _Generator:
     def _stage(self, iteration: int, answer: TeacherAnswer, base_fm: dict[str, Any]) -> Skill:
         folder = self.work / f"iter-{iteration}" / answer.name
         if self.source.skill is not None:
-            _copy_extra_files(self.source.skill.path, folder)
+            copy_extra_files(self.source.skill.path, folder)
         suite = TestSuite(cases=list(self.cases), metadata={})
         write_skill(folder, answer.frontmatter(base_fm), "\n" + answer.body, suite)
         report = validate_skill(folder)
@@ -363,7 +165,8 @@ class _Generator:
         return load_skill(folder)
 
     async def _measure(self, skill: Skill, iteration: int, origin: Origin) -> _Measured:
-        from upskill_hub.evaluation.runner import EvalConfig, run_eval
+        from upskill_hub.evaluation.config import EvalConfig
+        from upskill_hub.evaluation.runner import run_eval
 
         cfg = self.config
         eval_config = EvalConfig(
@@ -437,16 +240,16 @@ class _Generator:
             rec.improved = gain > margin + 1e-9
             verdict = "accepted" if rec.accepted else "rejected: lift dropped"
             rec.reason = (
-                f"{verdict}; lift {_fmt(rec.lift)} vs best {_fmt(best.record.lift)} "
-                f"(iteration {best.record.iteration}): gain {_fmt(gain)}, "
+                f"{verdict}; lift {fmt(rec.lift)} vs best {fmt(best.record.lift)} "
+                f"(iteration {best.record.iteration}): gain {fmt(gain)}, "
                 f"{'more' if rec.improved else 'not more'} than the best's interval "
                 f"half-width {margin:.2f}"
             )
         self.history.append(rec)
         self.emit(
-            f"iteration {rec.iteration}: lift {_fmt(rec.lift)} {_ci(rec.lift_ci95)} "
-            f"(pass {_fmt(rec.baseline_pass_rate, False)} -> "
-            f"{_fmt(rec.with_skill_pass_rate, False)}): {rec.reason}"
+            f"iteration {rec.iteration}: lift {fmt(rec.lift)} {ci_text(rec.lift_ci95)} "
+            f"(pass {fmt(rec.baseline_pass_rate, False)} -> "
+            f"{fmt(rec.with_skill_pass_rate, False)}): {rec.reason}"
         )
 
     # ---- the run
@@ -576,7 +379,7 @@ class _Generator:
 
     def _check_target(self, target: Path) -> None:
         src = self.source.skill
-        if src is not None and _same(target, src.path):
+        if src is not None and same_path(target, src.path):
             return
         occupied = target.exists() and (not target.is_dir() or any(target.iterdir()))
         if occupied and not self.config.force:
@@ -613,8 +416,8 @@ class _Generator:
         license_ = best.skill.license
         if license_ and "license" not in metadata:
             metadata["license"] = license_
-        if src is not None and not _same(target, src.path):
-            _copy_extra_files(src.path, target)
+        if src is not None and not same_path(target, src.path):
+            copy_extra_files(src.path, target)
         suite = TestSuite(cases=list(self.cases), metadata=metadata)
         write_skill(target, dict(best.skill.frontmatter), best.skill.body, suite)
         report = validate_skill(target)
@@ -637,26 +440,6 @@ class _Generator:
             json.dumps(result.to_dict(), indent=2, ensure_ascii=False) + "\n",
         )
         return result
-
-
-def _same(a: Path, b: Path) -> bool:
-    try:
-        return a.resolve() == b.resolve()
-    except OSError:
-        return False
-
-
-def _copy_extra_files(src: Path, dest: Path) -> None:
-    """Copy a skill's files other than SKILL.md and skill_meta.json (scripts, references...)."""
-    for rel in list_files(src):
-        if rel in (SKILL_FILENAME, META_FILENAME):
-            continue
-        path = src / rel
-        if path.is_symlink() or not path.is_file():
-            continue
-        out = dest / rel
-        out.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copy2(path, out)
 
 
 async def run_generate(

@@ -19,8 +19,8 @@ import math
 from dataclasses import dataclass, field
 
 from upskill_hub.errors import UsageError
+from upskill_hub.evaluation.config import EvalConfig
 from upskill_hub.evaluation.providers.resolve import parse_model
-from upskill_hub.evaluation.runner import EvalConfig
 from upskill_hub.evaluation.types import GenerationParams
 from upskill_hub.space_support.network import Resolver, check_base_url
 from upskill_hub.space_support.settings import SpaceSettings

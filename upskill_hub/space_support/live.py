@@ -17,7 +17,8 @@ from pathlib import Path
 from typing import Any
 
 from upskill_hub.errors import UsageError
-from upskill_hub.evaluation.runner import EvalResult, Progress, evaluate
+from upskill_hub.evaluation.results import EvalResult, Progress
+from upskill_hub.evaluation.runner import evaluate
 from upskill_hub.evaluation.types import Sample
 from upskill_hub.secrets import Redactor
 from upskill_hub.space_support import tables

@@ -10,7 +10,7 @@ import html
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from upskill_hub.evaluation.runner import Progress
+from upskill_hub.evaluation.results import Progress
 from upskill_hub.evaluation.statistics import HELPS, HURTS, summarize
 from upskill_hub.evaluation.types import Sample
 from upskill_hub.skill.testcases import TestCase

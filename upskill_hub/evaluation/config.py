@@ -1,0 +1,68 @@
+"""What an eval is given: how to run it (:class:`EvalConfig`) and what it needs of a skill."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Protocol
+
+from upskill_hub.errors import UsageError
+from upskill_hub.evaluation.types import ARMS, Arm, GenerationParams
+
+__all__ = ["EvalConfig", "SkillLike"]
+
+
+class SkillLike(Protocol):
+    """What the runner needs of a skill (``upskill_hub.skill.Skill`` has it)."""
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def path(self) -> Path: ...
+
+    @property
+    def skill_md_text(self) -> str: ...
+
+
+@dataclass
+class EvalConfig:
+    """How to run an eval. ``api_key`` is used for requests only and never written anywhere."""
+
+    models: list[str] = field(default_factory=lambda: ["local"])
+    runs: int = 1
+    concurrency: int = 4
+    params: GenerationParams = field(default_factory=GenerationParams)
+    retries: int = 3
+    base_url: str | None = None
+    api_key: str | None = field(default=None, repr=False)
+    no_baseline: bool = False
+    judge_model: str | None = None
+    backoff_base_s: float = 0.5
+    backoff_max_s: float = 30.0
+    retry_after_max_s: float = 120.0
+
+    @property
+    def arms(self) -> tuple[Arm, ...]:
+        return ("with_skill",) if self.no_baseline else ARMS
+
+    def validate(self) -> None:
+        """Raise :class:`UsageError` for values no run can use."""
+        if not self.models:
+            raise UsageError("no model given (--model)")
+        dupes = sorted({m for m in self.models if self.models.count(m) > 1})
+        if dupes:
+            raise UsageError(f"--model given twice: {', '.join(dupes)}")
+        if self.runs < 1:
+            raise UsageError(f"--runs must be at least 1 (got {self.runs})")
+        if self.concurrency < 1:
+            raise UsageError(f"--concurrency must be at least 1 (got {self.concurrency})")
+        if self.retries < 0:
+            raise UsageError(f"--retries must be 0 or more (got {self.retries})")
+        p = self.params
+        if p.max_tokens < 1:
+            raise UsageError(f"--max-tokens must be at least 1 (got {p.max_tokens})")
+        if p.timeout <= 0:
+            raise UsageError(f"--timeout must be positive (got {p.timeout:g})")
+        if not 0 <= p.temperature <= 2:
+            raise UsageError(f"--temperature must be between 0 and 2 (got {p.temperature:g})")

@@ -1,0 +1,157 @@
+"""What a run folder says about its run: run.json at the start, summary.json at the end, and the
+command that reproduces the run (never an API key, never credentials in a URL)."""
+
+from __future__ import annotations
+
+import hashlib
+import shlex
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+from urllib.parse import urlsplit, urlunsplit
+
+from upskill_hub import __version__
+from upskill_hub.evaluation.run_dir import FORMAT_VERSION, RunFolder, utc_now
+from upskill_hub.evaluation.types import GenerationParams, Sample
+from upskill_hub.skill.testcases import TestCase
+
+if TYPE_CHECKING:
+    from upskill_hub.evaluation.config import EvalConfig, SkillLike
+    from upskill_hub.evaluation.statistics import ModelStats
+
+__all__ = [
+    "build_summary",
+    "new_run_info",
+    "params_dict",
+    "public_url",
+    "reproduce_command",
+    "skill_sha256",
+]
+
+
+def public_url(url: str | None) -> str | None:
+    """``url`` without user:password, query or fragment (where credentials sometimes hide)."""
+    if not url:
+        return url
+    parts = urlsplit(url)
+    host = parts.hostname or ""
+    netloc = f"{host}:{parts.port}" if parts.port else host
+    return urlunsplit((parts.scheme, netloc, parts.path, "", ""))
+
+
+def reproduce_command(
+    skill_ref: str,
+    models: Sequence[str],
+    config: EvalConfig,
+    tests_file: Path | None,
+    *,
+    resume_dir: Path | None = None,
+) -> str:
+    """The ``upskill-hub eval`` command line for this run (never an API key)."""
+    argv = ["upskill-hub", "eval", skill_ref]
+    for model in models:
+        argv += ["--model", model]
+    argv += ["--runs", str(config.runs)]
+    if tests_file is not None:
+        argv += ["--tests", str(tests_file)]
+    p = config.params
+    argv += ["--temperature", format(p.temperature, "g"), "--max-tokens", str(p.max_tokens)]
+    if p.seed is not None:
+        argv += ["--seed", str(p.seed)]
+    base_url = public_url(config.base_url)
+    if base_url:
+        argv += ["--base-url", base_url]
+    if config.judge_model:
+        argv += ["--judge-model", config.judge_model]
+    if config.no_baseline:
+        argv.append("--no-baseline")
+    if resume_dir is not None:
+        argv += ["--resume", str(resume_dir)]
+    return shlex.join(argv)
+
+
+def params_dict(params: GenerationParams) -> dict[str, Any]:
+    return {
+        "temperature": params.temperature,
+        "max_tokens": params.max_tokens,
+        "seed": params.seed,
+        "timeout": params.timeout,
+    }
+
+
+def skill_sha256(text: str) -> str:
+    return "sha256:" + hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def new_run_info(
+    folder: RunFolder,
+    skill: SkillLike,
+    model_ids: list[str],
+    cases: list[TestCase],
+    config: EvalConfig,
+    skill_sha: str,
+    *,
+    repo_id: str | None,
+    revision: str | None,
+    skill_ref: str | None,
+) -> dict[str, Any]:
+    """The content of run.json for a new run folder (its sessions still empty)."""
+    ref = skill_ref or (f"{repo_id}@{revision}" if repo_id and revision else repo_id)
+    ref = ref or str(skill.path)
+    return {
+        "format": FORMAT_VERSION,
+        "run_id": folder.path.name,
+        "tool": {"name": "upskill-hub", "version": __version__},
+        "skill": {
+            "name": skill.name,
+            "path": str(Path(skill.path).resolve()) if not repo_id else str(skill.path),
+            "repo_id": repo_id,
+            "revision": revision,
+            "skill_md_sha256": skill_sha,
+            "ref": ref,
+        },
+        "models": model_ids,
+        "model_specs": list(config.models),
+        "runs": config.runs,
+        "arms": list(config.arms),
+        "case_ids": [c.id for c in cases],
+        "params": params_dict(config.params),
+        "retries": config.retries,
+        "concurrency": config.concurrency,
+        "base_url": public_url(config.base_url),
+        "judge_model": config.judge_model,
+        "started_at": utc_now(),
+        "finished_at": None,
+        "status": "running",
+        "sessions": [],
+        "reproduce": reproduce_command(ref, config.models, config, folder.tests_file),
+        "resume": shlex.join(["upskill-hub", "eval", ref, "--resume", str(folder.path)]),
+    }
+
+
+def build_summary(
+    info: dict[str, Any],
+    folder: RunFolder,
+    samples: list[Sample],
+    stats: list[ModelStats],
+    expected: int,
+    cancelled: bool,
+) -> dict[str, Any]:
+    """The content of summary.json."""
+    done = sum(1 for s in samples if s.outcome != "error")
+    skipped = sum(1 for s in samples for a in s.assertions if a.status == "skipped")
+    return {
+        "format": FORMAT_VERSION,
+        "run_id": info["run_id"],
+        "skill": info["skill"]["name"],
+        "revision": info["skill"].get("revision"),
+        "run_dir": str(folder.path),
+        "complete": done == expected,
+        "cancelled": cancelled,
+        "samples": len(samples),
+        "expected_samples": expected,
+        "errors": sum(1 for s in samples if s.outcome == "error"),
+        "skipped_assertions": skipped,
+        "generated_at": utc_now(),
+        "models": [m.to_dict(extended=True) for m in stats],
+    }

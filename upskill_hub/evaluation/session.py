@@ -1,0 +1,265 @@
+"""The samples of one eval session: a fixed pool of workers, retries, grading and recording.
+
+At most ``concurrency`` requests are in flight (workers pull keys in scheduling order), retryable
+:class:`ProviderError` are retried with exponential backoff and jitter (honouring
+``Retry-After``) under a hard timeout backstop, and a sample still failing after its retries is
+outcome ``error`` with a redacted message. Outputs, error messages and assertion reasons go
+through :class:`upskill_hub.secrets.Redactor` before a sample is recorded; assertions see the
+unredacted output. Each finished sample is queued for disk at once.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections import deque
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from upskill_hub.backoff import backoff_delay
+from upskill_hub.errors import ProviderError, UpskillHubError
+from upskill_hub.evaluation.prompts import build_messages, prompt_hash
+from upskill_hub.evaluation.results import Progress
+from upskill_hub.evaluation.run_dir import SampleKey, SampleLog, utc_now
+from upskill_hub.evaluation.schedule import run_params
+from upskill_hub.evaluation.types import (
+    Arm,
+    AssertionResult,
+    Completion,
+    GenerationParams,
+    Message,
+    Sample,
+)
+from upskill_hub.secrets import Redactor
+from upskill_hub.skill.testcases import TestCase
+
+if TYPE_CHECKING:
+    from upskill_hub.evaluation.config import EvalConfig, SkillLike
+    from upskill_hub.evaluation.provider_pool import ProviderPool
+    from upskill_hub.evaluation.providers.base import Provider
+
+__all__ = ["Session"]
+
+_ERROR_MAX = 500
+
+
+class _CallFailed(Exception):
+    def __init__(self, error: BaseException, attempts: int) -> None:
+        super().__init__(str(error))
+        self.error = error
+        self.attempts = attempts
+
+
+class Session:
+    """The samples of one run_eval call: the pool, retries, grading and recording."""
+
+    def __init__(
+        self,
+        config: EvalConfig,
+        providers: ProviderPool,
+        cases: list[TestCase],
+        skill: SkillLike,
+        pending: list[SampleKey],
+        done: dict[SampleKey, Sample],
+        total: int,
+        log: SampleLog,
+        on_sample: Callable[[Sample, Progress], None] | None,
+        cancel: asyncio.Event | None,
+    ) -> None:
+        self.config = config
+        self.providers = providers
+        self.by_id = providers.by_id()
+        self.cases = {c.id: c for c in cases}
+        self.pending = deque(pending)
+        self.done = done
+        self.total = total
+        self.resumed = len(done)
+        self.log = log
+        self.on_sample = on_sample
+        self.cancel = cancel
+        self.cancelled = False
+        self.halted = False
+        self.redact = Redactor([config.api_key])
+        self.started = time.monotonic()
+        self.counts = {"pass": 0, "fail": 0, "error": 0}
+        for sample in done.values():
+            self.counts[sample.outcome] += 1
+        self.messages: dict[tuple[str, Arm], tuple[list[Message], str]] = {}
+        for case in cases:
+            for arm in config.arms:
+                text = skill.skill_md_text if arm == "with_skill" else None
+                msgs = build_messages(case, text, skill_name=skill.name)
+                self.messages[(case.id, arm)] = (msgs, prompt_hash(msgs))
+        needs_judge = config.judge_model is not None or any(
+            a.get("type") == "judge" and a.get("model") for c in cases for a in c.assertions
+        )
+        self.judge = self._judge if needs_judge else None
+
+    async def run(self) -> None:
+        if self.cancel is not None and self.cancel.is_set():
+            self.cancelled = True
+            return
+        workers = [
+            asyncio.create_task(self._worker(), name=f"eval-worker-{i}")
+            for i in range(min(self.config.concurrency, len(self.pending)))
+        ]
+        watcher = (
+            asyncio.create_task(self._watch_cancel(workers)) if self.cancel is not None else None
+        )
+        try:
+            results = await asyncio.gather(*workers, return_exceptions=True)
+        finally:
+            for task in workers:
+                task.cancel()
+            if watcher is not None:
+                watcher.cancel()
+            await asyncio.gather(*workers, return_exceptions=True)
+            if watcher is not None:
+                await asyncio.gather(watcher, return_exceptions=True)
+        for outcome in results:
+            if isinstance(outcome, BaseException) and not isinstance(
+                outcome, asyncio.CancelledError
+            ):
+                raise outcome
+
+    async def _watch_cancel(self, workers: list[asyncio.Task[None]]) -> None:
+        assert self.cancel is not None
+        await self.cancel.wait()
+        self.cancelled = True
+        for task in workers:
+            task.cancel()
+
+    async def _worker(self) -> None:
+        try:
+            while self.pending and not self.cancelled and not self.halted:
+                key = self.pending.popleft()
+                sample = await self._sample(key)
+                self._record(sample)
+        except Exception:
+            self.halted = True  # e.g. on_sample raised: the other workers stop pulling keys
+            raise
+
+    def _record(self, sample: Sample) -> None:
+        """Queue the sample for disk and count it; synchronous, so never half-done."""
+        self.log.append(sample)
+        self.done[sample.key] = sample
+        self.counts[sample.outcome] += 1
+        if self.on_sample is not None:
+            self.on_sample(sample, self.progress())
+
+    def progress(self) -> Progress:
+        return Progress(
+            done=len(self.done),
+            total=self.total,
+            passed=self.counts["pass"],
+            failed=self.counts["fail"],
+            errors=self.counts["error"],
+            resumed=self.resumed,
+            elapsed_s=time.monotonic() - self.started,
+        )
+
+    async def _call(
+        self, provider: Provider, messages: list[Message], params: GenerationParams
+    ) -> tuple[Completion, int]:
+        """``provider.complete`` with retries; raises :class:`_CallFailed` when out of tries."""
+        backstop = params.timeout * 1.25 + 2.0
+        attempt = 0
+        while True:
+            attempt += 1
+            try:
+                try:
+                    completion = await asyncio.wait_for(
+                        provider.complete(messages, params), backstop
+                    )
+                except TimeoutError:
+                    raise ProviderError(
+                        f"{provider.model_id}: no response within {backstop:g}s (timeout)",
+                        retryable=True,
+                    ) from None
+                return completion, attempt
+            except ProviderError as exc:
+                if not exc.retryable or attempt > self.config.retries:
+                    raise _CallFailed(exc, attempt) from None
+                await asyncio.sleep(
+                    backoff_delay(
+                        attempt,
+                        exc.retry_after,
+                        base=self.config.backoff_base_s,
+                        cap=self.config.backoff_max_s,
+                        retry_after_max=self.config.retry_after_max_s,
+                    )
+                )
+            except Exception as exc:  # a provider bug: final, reported on the sample
+                raise _CallFailed(exc, attempt) from None
+
+    async def _judge(self, model: str | None, messages: list[Message]) -> str:
+        spec = model or self.config.judge_model
+        if spec is None:
+            raise ProviderError("no judge model configured (--judge-model)")
+        provider = await self.providers.judge(spec)
+        params = GenerationParams(
+            temperature=0.0,
+            max_tokens=512,
+            seed=self.config.params.seed,
+            timeout=self.config.params.timeout,
+        )
+        try:
+            completion, _ = await self._call(provider, messages, params)
+        except _CallFailed as failed:
+            raise ProviderError(self._clean(failed.error)) from None
+        return completion.text
+
+    def _clean(self, error: BaseException) -> str:
+        if isinstance(error, UpskillHubError):
+            text = str(error)
+        else:
+            text = f"{type(error).__name__}: {error}"
+        text = self.redact(" ".join(text.split()))
+        return text if len(text) <= _ERROR_MAX else text[: _ERROR_MAX - 1] + "…"
+
+    async def _sample(self, key: SampleKey) -> Sample:
+        from upskill_hub.evaluation.assertions import CheckContext, check_all, outcome_of
+
+        model_id, case_id, run, arm_name = key
+        arm: Arm = "with_skill" if arm_name == "with_skill" else "baseline"
+        case = self.cases[case_id]
+        messages, digest = self.messages[(case_id, arm)]
+        try:
+            completion, attempts = await self._call(
+                self.by_id[model_id], messages, run_params(self.config.params, run)
+            )
+        except _CallFailed as failed:
+            return Sample(
+                model=model_id,
+                case_id=case_id,
+                run=run,
+                arm=arm,
+                prompt_hash=digest,
+                outcome="error",
+                error=self._clean(failed.error),
+                attempts=failed.attempts,
+                finished_at=utc_now(),
+            )
+        ctx = CheckContext(
+            case=case,
+            output_tokens=completion.usage.output_tokens,
+            judge=self.judge,
+            default_judge=self.config.judge_model is not None,
+        )
+        results = await check_all(case.assertions, completion.text, ctx)
+        results = [AssertionResult(r.type, r.status, self.redact(r.reason)) for r in results]
+        return Sample(
+            model=model_id,
+            case_id=case_id,
+            run=run,
+            arm=arm,
+            prompt_hash=digest,
+            outcome=outcome_of(results),
+            output=self.redact(completion.text),
+            assertions=results,
+            input_tokens=completion.usage.input_tokens,
+            output_tokens=completion.usage.output_tokens,
+            latency_s=round(completion.latency_s, 4),
+            attempts=attempts,
+            finished_at=utc_now(),
+        )
