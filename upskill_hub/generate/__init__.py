@@ -3,7 +3,9 @@ failures refine it. See :mod:`upskill_hub.generate.loop` for the loop and its st
 
 Modules: ``traces`` (session readers and condensing), ``sources`` (what ``--from`` points at),
 ``teacher`` (prompts and the checked structured answer), ``evidence`` (failure evidence for the
-teacher), ``loop`` (the generate/measure/refine loop).
+teacher), ``loop`` (the generate/measure/refine loop), ``config`` (its settings), ``results``
+(iteration records), ``lift`` (lift across students, as numbers and text), ``skill_files``
+(copying a source skill's other files).
 """
 
 from upskill_hub.generate.config import GenerateConfig

@@ -39,7 +39,6 @@ under ``--runs-dir`` (``generate.json``, ``teacher.jsonl``, ``iter-N/``): nothin
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import json
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -66,7 +65,8 @@ from upskill_hub.skill import Skill, TestCase, TestSuite, load_skill, validate_s
 
 if TYPE_CHECKING:
     from upskill_hub.evaluation.providers.base import Provider
-    from upskill_hub.evaluation.results import EvalResult
+    from upskill_hub.evaluation.run_info import skill_sha256
+from upskill_hub.evaluation.results import EvalResult
 
 __all__ = ["generate", "run_generate"]
 
@@ -216,7 +216,7 @@ class _Generator:
             accepted=False,
             improved=None,
             reason="",
-            skill_sha256="sha256:" + hashlib.sha256(skill.skill_md_text.encode()).hexdigest(),
+            skill_sha256=skill_sha256(skill.skill_md_text),
             run_id=result.run_dir.name,
             failed_samples=sum(
                 1 for s in result.samples if s.arm == "with_skill" and s.outcome == "fail"
