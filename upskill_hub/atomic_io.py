@@ -4,8 +4,19 @@ from __future__ import annotations
 
 import contextlib
 import os
+import stat
 import tempfile
 from pathlib import Path
+
+
+def _mode_for(path: Path) -> int:
+    """Keep an existing file's permissions; a new file gets what ``open`` would give it."""
+    try:
+        return stat.S_IMODE(os.stat(path).st_mode)
+    except FileNotFoundError:
+        umask = os.umask(0)
+        os.umask(umask)
+        return 0o666 & ~umask
 
 
 def atomic_write_bytes(path: Path, data: bytes) -> None:
@@ -18,6 +29,7 @@ def atomic_write_bytes(path: Path, data: bytes) -> None:
             fh.write(data)
             fh.flush()
             os.fsync(fh.fileno())
+        os.chmod(tmp, _mode_for(path))
         os.replace(tmp, path)
     except BaseException:
         with contextlib.suppress(FileNotFoundError):

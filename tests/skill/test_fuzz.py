@@ -121,3 +121,16 @@ def test_skill_md_directory_and_symlink_loop(tmp_path: Path) -> None:
     dangling.mkdir()
     (dangling / "SKILL.md").symlink_to(tmp_path / "nowhere")
     assert validate_skill(dangling).errors[0].rule == "file.unreadable"
+
+
+def test_named_pipe_skill_md_does_not_hang(tmp_path: Path) -> None:
+    import os
+
+    folder = tmp_path / "fifo-skill"
+    folder.mkdir()
+    os.mkfifo(folder / "SKILL.md")
+    start = time.perf_counter()
+    report = validate_skill(folder)
+    assert report.errors[0].rule == "file.not-regular"
+    assert "pipe" in report.errors[0].message
+    assert time.perf_counter() - start < 2

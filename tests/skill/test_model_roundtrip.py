@@ -140,7 +140,8 @@ def test_reads_every_upskill_format(tmp_path: Path, shape: object) -> None:
     first = out.read_text()
     write_suite(out, read_suite(out))
     assert out.read_text() == first
-    assert json.loads(first)["tests"][0]["assertions"][0]["type"] == "contains"
+    # a case checked by one plain `contains` keeps upskill's own shape, so upskill can run it
+    assert json.loads(first)["tests"][0]["expected"] == {"contains": ["edition", "9.0"]}
 
 
 @pytest.mark.parametrize(
@@ -181,7 +182,26 @@ def test_dump_suite_is_canonical() -> None:
     data = json.loads(dump_suite(suite))
     assert set(data) == {"metadata", "tests"}
     assert data["tests"][1]["context"] == {"files": {"a.cu": "int x;"}}
-    assert "expected" not in data["tests"][0]
+    assert data["tests"][0] == {
+        "id": "write-a-build-toml",
+        "input": "Write a build.toml",
+        "expected": {"contains": ["edition", "9.0"]},
+    }
+    richer = suite_from_obj(
+        [
+            {
+                "input": "x",
+                "expected": {"contains": "a"},
+                "assertions": [{"type": "regex", "pattern": "b"}],
+            }
+        ]
+    )
+    (case,) = json.loads(dump_suite(richer))["tests"]
+    assert "expected" not in case
+    assert case["assertions"] == [
+        {"type": "contains", "values": ["a"]},
+        {"type": "regex", "pattern": "b"},
+    ]
 
 
 def test_discover(tmp_path: Path) -> None:

@@ -111,3 +111,45 @@ def test_no_arguments_prints_help() -> None:
     result = run_cli()
     assert result.returncode == 0
     assert result.stdout.startswith("Usage: upskill-hub")
+
+
+def test_to_prompt_json(tmp_path: Path) -> None:
+    make_skill(tmp_path, "a-skill")
+    result = run_cli("to-prompt", str(tmp_path), "--format", "json")
+    assert result.returncode == 0, result.stderr
+    data = json.loads(result.stdout)
+    assert [s["name"] for s in data["skills"]] == ["a-skill"]
+    assert data["prompt"].startswith("<available_skills>")
+
+
+def test_unwritable_init_dir_is_one_line(tmp_path: Path) -> None:
+    blocker = tmp_path / "file"
+    blocker.write_text("x")
+    result = run_cli("init", "new-skill", "--dir", str(blocker / "sub"))
+    assert result.returncode != 0
+    assert len(result.stderr.strip().splitlines()) == 1 and "Traceback" not in result.stderr
+    assert str(blocker) in result.stderr
+
+
+def test_written_files_are_readable_by_others(tmp_path: Path) -> None:
+    import os
+    import stat
+
+    old = os.umask(0o022)
+    try:
+        assert run_cli("init", "perm-skill", "--dir", str(tmp_path)).returncode == 0
+    finally:
+        os.umask(old)
+    for name in ("SKILL.md", "skill_meta.json"):
+        mode = stat.S_IMODE((tmp_path / "perm-skill" / name).stat().st_mode)
+        assert mode == 0o644, oct(mode)
+
+
+def test_bundled_skill_meta_is_in_canonical_form() -> None:
+    from tests.cli_runner import REPO
+    from upskill_hub.skill.testcases import dump_suite, read_suite
+
+    path = REPO / "skills" / "kernel-builder-cuda-kernels" / "skill_meta.json"
+    assert dump_suite(read_suite(path)) == path.read_text()
+    data = json.loads(path.read_text())
+    assert sum("expected" in case for case in data["tests"]) >= 3  # upskill can run these

@@ -244,3 +244,45 @@ def test_bundled_skill_is_valid() -> None:
         report = validate_skill(folder)
         assert report.valid, report.findings
         assert not report.warnings, report.warnings
+
+
+def test_yaml_typed_values_say_quote_it(tmp_path: Path) -> None:
+    fm = "name: demo-skill\ndescription: 2024-01-01\nmetadata:\n  owner: me\n  version: 1.0\n"
+    report = validate_skill(make_skill(tmp_path, frontmatter=fm))
+    by_rule = {f.rule: f for f in report.errors}
+    assert "quote it" in by_rule["description.type"].message
+    meta = by_rule["metadata.type"]
+    assert "'version'" in meta.message and "float" in meta.message and "quote it" in meta.message
+    assert meta.line == 6  # the value's own line, not the `metadata:` line
+
+
+FRONTMATTER_SCHEMA_SKIPS = {
+    "name.directory",  # needs the folder name
+    "frontmatter.duplicate-key",  # YAML-level, invisible once parsed
+    "frontmatter.not-mapping",
+    "frontmatter.yaml",
+}
+
+
+@pytest.mark.parametrize(("rule", "frontmatter", "dirname"), BREAKING)
+def test_frontmatter_schema_agrees_with_the_rules(
+    rule: str, frontmatter: str, dirname: str | None
+) -> None:
+    """schemas/frontmatter.schema.json rejects what validate rejects (it cannot drift)."""
+    import yaml
+
+    from upskill_hub.skill.schemas import schema_errors
+
+    if rule in FRONTMATTER_SCHEMA_SKIPS:
+        return
+    data = yaml.safe_load(frontmatter)
+    assert schema_errors("frontmatter", data), (rule, data)
+
+
+@pytest.mark.parametrize("rule", sorted(PASSING))
+def test_frontmatter_schema_accepts_valid(rule: str) -> None:
+    import yaml
+
+    from upskill_hub.skill.schemas import schema_errors
+
+    assert schema_errors("frontmatter", yaml.safe_load(PASSING[rule])) == []

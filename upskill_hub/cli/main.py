@@ -70,6 +70,10 @@ def main() -> None:
     except UpskillHubError as exc:
         print(f"error: {exc}", file=sys.stderr)
         sys.exit(exc.exit_code)
+    except OSError as exc:  # a path the user gave that cannot be read or written
+        where = f"{exc.filename}: " if exc.filename else ""
+        print(f"error: {where}{exc.strerror or exc}", file=sys.stderr)
+        sys.exit(1)
     except (KeyboardInterrupt, typer.Abort):
         print("interrupted", file=sys.stderr)
         sys.exit(130)

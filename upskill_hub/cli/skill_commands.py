@@ -6,7 +6,7 @@ from pathlib import Path
 
 import typer
 
-from upskill_hub.cli.output import OutputFormat, console, print_json
+from upskill_hub.cli.output import OutputFormat, console, print_json, safe
 from upskill_hub.errors import UsageError
 
 FORMAT_OPTION = typer.Option(OutputFormat.text, "--format", help="Output format: text or json.")
@@ -33,12 +33,12 @@ def validate(
         for report in reports:
             label = report.name or report.path.name
             status = "[green]valid[/green]" if report.valid else "[red]invalid[/red]"
-            out.print(f"{status} [bold]{label}[/bold] ({report.path})")
+            out.print(f"{status} [bold]{safe(label)}[/bold] ({safe(report.path)})")
             for finding in report.errors + report.warnings:
                 colour = "red" if finding.severity == "error" else "yellow"
                 out.print(
-                    f"  [{colour}]{finding.severity}[/{colour}] {finding.location()} "
-                    f"[dim]{finding.rule}[/dim] {finding.message}",
+                    f"  [{colour}]{finding.severity}[/{colour}] {safe(finding.location())} "
+                    f"[dim]{safe(finding.rule)}[/dim] {safe(finding.message)}",
                     markup=True,
                     highlight=False,
                 )
@@ -53,13 +53,18 @@ def validate(
 
 def to_prompt(
     paths: list[Path] = typer.Argument(..., help="Skill folders or folders of skills."),
+    output_format: OutputFormat = FORMAT_OPTION,
 ) -> None:
     """Print the <available_skills> block agents put in their system prompt."""
     from upskill_hub.skill import discover_skills, load_skill
+    from upskill_hub.skill.prompt import skill_entries
     from upskill_hub.skill.prompt import to_prompt as render
 
     skills = [load_skill(d, with_tests=False) for p in paths for d in discover_skills(p)]
-    print(render(skills))
+    if output_format is OutputFormat.json:
+        print_json({"skills": skill_entries(skills), "prompt": render(skills)})
+    else:
+        print(render(skills))
 
 
 def init(
@@ -77,7 +82,9 @@ def init(
     if output_format is OutputFormat.json:
         print_json({"path": str(target), "name": name})
     else:
-        console().print(f"Created {target} (edit SKILL.md, then: upskill-hub validate {target})")
+        console().print(
+            f"Created {safe(target)} (edit SKILL.md, then: upskill-hub validate {safe(target)})"
+        )
 
 
 def register(app: typer.Typer) -> None:

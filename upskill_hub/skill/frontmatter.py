@@ -140,8 +140,13 @@ def parse_skill_md(text: str) -> ParsedSkillMd:
         )
         return parsed
     parsed.frontmatter = {str(k): v for k, v in data.items()}
-    for key_node, _ in node.value:
-        parsed.key_lines.setdefault(str(key_node.value), key_node.start_mark.line + 2)
+    for key_node, value_node in node.value:
+        key = str(key_node.value)
+        parsed.key_lines.setdefault(key, key_node.start_mark.line + 2)
+        if isinstance(value_node, yaml.MappingNode):  # e.g. metadata.version
+            for sub_key, _ in value_node.value:
+                dotted = f"{key}.{sub_key.value}"
+                parsed.key_lines.setdefault(dotted, sub_key.start_mark.line + 2)
     return parsed
 
 

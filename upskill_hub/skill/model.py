@@ -6,6 +6,7 @@ This package knows nothing of the Hub, models or the terminal; everything else b
 from __future__ import annotations
 
 import os
+import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -69,7 +70,11 @@ def list_files(root: Path) -> list[str]:
 def read_skill_md_text(path: Path) -> str:
     """Read and normalise a SKILL.md (BOM and CRLF handled). Raises InvalidSkill on bad bytes."""
     try:
-        size = path.stat().st_size
+        info = path.stat()
+        if not stat.S_ISREG(info.st_mode):
+            kind = "a directory" if stat.S_ISDIR(info.st_mode) else "not a regular file"
+            raise InvalidSkill(f"{path}: SKILL.md is {kind}")
+        size = info.st_size
         if size > MAX_SKILL_MD_BYTES:
             raise InvalidSkill(f"{path}: SKILL.md is {size / 1e6:.1f} MB (limit 5 MB)")
         raw = path.read_bytes()

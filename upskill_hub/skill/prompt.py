@@ -8,21 +8,32 @@ from pathlib import Path
 from upskill_hub.skill.model import SKILL_FILENAME, Skill
 
 
+def skill_entries(skills: list[Skill]) -> list[dict[str, str]]:
+    """Name, description and SKILL.md location of each skill (what agents load at start-up)."""
+    return [
+        {
+            "name": skill.name,
+            "description": skill.description,
+            "location": (Path(skill.path).resolve() / SKILL_FILENAME).as_posix(),
+        }
+        for skill in skills
+    ]
+
+
 def to_prompt(skills: list[Skill]) -> str:
     """Same shape as the reference validator's ``to-prompt``: name, description, location."""
     lines = ["<available_skills>"]
-    for skill in skills:
-        location = (Path(skill.path).resolve() / SKILL_FILENAME).as_posix()
+    for entry in skill_entries(skills):
         lines += [
             "<skill>",
             "<name>",
-            escape(skill.name),
+            escape(entry["name"]),
             "</name>",
             "<description>",
-            escape(skill.description),
+            escape(entry["description"]),
             "</description>",
             "<location>",
-            location,
+            entry["location"],
             "</location>",
             "</skill>",
         ]

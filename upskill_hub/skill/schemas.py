@@ -41,12 +41,35 @@ def _validator(name: str) -> Any:
     return Draft202012Validator(load_schema(name), registry=registry)
 
 
+def _specific(error: Any) -> Any:
+    """For a oneOf/anyOf failure ("not valid under any of the given schemas"), the error of the
+    alternative the data was meant for: alternatives whose discriminator (``type`` const or the
+    JSON type at that place) does not match are set aside, then the deepest error wins."""
+    if not error.context:
+        return error
+    by_branch: dict[Any, list[Any]] = {}
+    for sub in error.context:
+        by_branch.setdefault(sub.relative_schema_path[0], []).append(sub)
+
+    def mismatched(subs: list[Any]) -> bool:
+        return any(
+            (sub.validator in ("const", "enum") and list(sub.path)[-1:] == ["type"])
+            or (sub.validator == "type" and list(sub.absolute_path) == list(error.absolute_path))
+            for sub in subs
+        )
+
+    branches = [subs for subs in by_branch.values() if not mismatched(subs)]
+    pool = [sub for subs in (branches or list(by_branch.values())) for sub in subs]
+    return _specific(max(pool, key=lambda sub: len(sub.absolute_path)))
+
+
 def schema_errors(name: str, data: Any) -> list[tuple[str, str]]:
     """``(json-path, message)`` for every way ``data`` breaks schema ``name`` (best first)."""
     validator = _validator(name)
     errors = sorted(validator.iter_errors(data), key=lambda e: list(e.absolute_path))
     out: list[tuple[str, str]] = []
-    for err in errors[:20]:
+    for top in errors[:20]:
+        err = _specific(top)
         where = "$" + "".join(
             f"[{p}]" if isinstance(p, int) else f".{p}" for p in err.absolute_path
         )

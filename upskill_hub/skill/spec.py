@@ -6,9 +6,11 @@ documented agent extension fields are warnings. See ``RULES`` for every id.
 
 from __future__ import annotations
 
+import datetime
 import json
 import math
 import re
+import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -42,7 +44,7 @@ BODY_MAX_TOKENS = 5000
 RULES: dict[str, str] = {
     "file.missing": "the folder holds a SKILL.md",
     "file.name-case": "the file is named SKILL.md exactly (not skill.md)",
-    "file.not-regular": "SKILL.md is a regular file",
+    "file.not-regular": "SKILL.md is a regular file (not a directory, pipe or device)",
     "file.unreadable": "SKILL.md can be read (no symlink loop, permissions, size limit)",
     "file.encoding": "SKILL.md is UTF-8",
     "frontmatter.missing": "SKILL.md starts with --- frontmatter",
@@ -109,6 +111,16 @@ class SkillReport:
         }
 
 
+def _yaml_hint(value: Any) -> str:
+    """Why a scalar is not a string: YAML typed it (``1.0``, ``yes``, ``2024-01-01``)."""
+    if isinstance(value, bool | int | float | datetime.date) or value is None:
+        shown = (
+            "null" if value is None else str(value).lower() if isinstance(value, bool) else value
+        )
+        return f" (YAML reads {shown} as {type(value).__name__}; quote it)"
+    return ""
+
+
 def estimate_tokens(text: str) -> int:
     """A network-free token estimate: about four characters per token."""
     return math.ceil(len(text) / 4)
@@ -159,7 +171,9 @@ def _check_name(fm: dict[str, Any], dir_name: str, out: _Collector) -> None:
         return
     name = fm["name"]
     if not isinstance(name, str) or not name.strip():
-        out.add("name.type", "Field 'name' must be a non-empty string", key="name")
+        out.add(
+            "name.type", f"Field 'name' must be a non-empty string{_yaml_hint(name)}", key="name"
+        )
         return
     if len(name) > NAME_MAX:
         out.add(
@@ -194,7 +208,9 @@ def _check_description(fm: dict[str, Any], out: _Collector) -> None:
     desc = fm["description"]
     if not isinstance(desc, str) or not desc.strip():
         out.add(
-            "description.type", "Field 'description' must be a non-empty string", key="description"
+            "description.type",
+            f"Field 'description' must be a non-empty string{_yaml_hint(desc)}",
+            key="description",
         )
     elif len(desc) > DESCRIPTION_MAX:
         out.add(
@@ -206,12 +222,18 @@ def _check_description(fm: dict[str, Any], out: _Collector) -> None:
 
 def _check_optional(fm: dict[str, Any], out: _Collector) -> None:
     if "license" in fm and not isinstance(fm["license"], str):
-        out.add("license.type", "Field 'license' must be a string", key="license")
+        out.add(
+            "license.type",
+            f"Field 'license' must be a string{_yaml_hint(fm['license'])}",
+            key="license",
+        )
     if "compatibility" in fm:
         compat = fm["compatibility"]
         if not isinstance(compat, str):
             out.add(
-                "compatibility.type", "Field 'compatibility' must be a string", key="compatibility"
+                "compatibility.type",
+                f"Field 'compatibility' must be a string{_yaml_hint(compat)}",
+                key="compatibility",
             )
         elif not compat.strip():
             out.add(
@@ -234,14 +256,15 @@ def _check_optional(fm: dict[str, Any], out: _Collector) -> None:
                 key="metadata",
             )
         else:
-            bad = [
-                str(k) for k, v in meta.items() if not isinstance(k, str) or not isinstance(v, str)
-            ]
-            if bad:
+            for k, v in meta.items():
+                if isinstance(k, str) and isinstance(v, str):
+                    continue
+                what = f"key {k!r}" if not isinstance(k, str) else f"'{k}'"
                 out.add(
                     "metadata.type",
-                    f"Field 'metadata' values must be strings (not: {', '.join(bad[:5])})",
-                    key="metadata",
+                    f"metadata {what}: {v!r} is a {type(v).__name__}, not a string"
+                    f"{_yaml_hint(v) if isinstance(k, str) else ''}",
+                    key=f"metadata.{k}" if f"metadata.{k}" in out.key_lines else "metadata",
                 )
     if "allowed-tools" in fm and not isinstance(fm["allowed-tools"], str):
         out.add(
@@ -383,10 +406,13 @@ def validate_skill(path: Path) -> SkillReport:
         else:
             report.findings.append(_file_finding("file.missing", "Missing required file: SKILL.md"))
         return report
-    if skill_md.is_dir():
-        report.findings.append(
-            _file_finding("file.not-regular", "SKILL.md is a directory, not a file")
-        )
+    try:
+        regular = stat.S_ISREG(skill_md.stat().st_mode)
+    except OSError:
+        regular = True  # unreadable: read_skill_md_text below names the reason
+    if not regular:
+        what = "a directory" if skill_md.is_dir() else "not a regular file (a pipe or device)"
+        report.findings.append(_file_finding("file.not-regular", f"SKILL.md is {what}"))
         return report
     try:
         text = read_skill_md_text(skill_md)

@@ -11,7 +11,10 @@ A case is ``{"input": str, "context": {"files": {name: content}}, "expected": {"
 written back is::
 
     {"metadata": {...}, "tests": [{"id": ..., "input": ..., "context": {"files": {...}},
-                                   "assertions": [{"type": "contains", "values": [...]}, ...]}]}
+                                   "assertions": [{"type": "regex", "pattern": ...}, ...]}]}
+
+except that a case checked by exactly one plain ``contains`` keeps upskill's own shape,
+``"expected": {"contains": [...]}``, so upskill 0.2.1 can run those cases too.
 
 Assertion specs stay plain JSON objects here (``{"type": ..., ...}``): this package knows nothing
 of how they are graded (that is ``upskill_hub.evaluation.assertions``), only their shape, which
@@ -58,9 +61,16 @@ class TestCase:
     assertions: tuple[AssertionSpec, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
+        """The canonical form. A case checked by exactly one plain ``contains`` is written in
+        upskill's own shape (``expected.contains``), so upskill can run it too."""
         data: dict[str, Any] = {"id": self.id, "input": self.input}
         if self.files:
             data["context"] = {"files": dict(self.files)}
+        if len(self.assertions) == 1 and set(self.assertions[0]) == {"type", "values"}:
+            (only,) = self.assertions
+            if only["type"] == "contains":
+                data["expected"] = {"contains": list(only["values"])}
+                return data
         data["assertions"] = [dict(a) for a in self.assertions]
         return data
 
