@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import inspect
 import json
 import os
 import signal
@@ -14,6 +15,7 @@ from typing import Any
 
 import pytest
 
+from tests.cli_runner import run_cli
 from tests.support.llm_servers import anthropic_server, openai_server, skill_aware
 from upskill_hub.evaluation.run_dir import read_samples
 
@@ -124,6 +126,8 @@ def test_bad_flags_are_one_line_errors(skill_dir: Path, tmp_path: Path) -> None:
         (["--model", "no-such-model"], "unknown model 'no-such-model'"),
         (["--tests", str(tmp_path / "missing.json")], "--tests"),
         (["--resume", str(tmp_path)], "not a run folder"),
+        (["--model", "m", "--base-url", "127.0.0.1:8000/v1"], "--base-url '127.0.0.1:8000/v1'"),
+        (["--model", "m", "--base-url", "file:///etc/passwd"], "http:// or https://"),
     ]:
         done = cli(str(skill_dir), *args, "--output", str(out))
         assert done.returncode == 2, (args, done.stderr)
@@ -252,3 +256,50 @@ def test_push_flags_are_checked_before_the_run(skill_dir: Path, tmp_path: Path) 
         lines = done.stderr.strip().splitlines()
         assert len(lines) == 1 and needle in lines[0], lines
     assert not out.exists()
+
+
+def test_a_run_where_every_request_failed_is_an_error(skill_dir: Path, tmp_path: Path) -> None:
+    out = tmp_path / "runs"
+    args = ["eval", str(skill_dir), "--model", "fake-model", "--retries", "0"]
+    args += ["--base-url", "http://127.0.0.1:1/v1", "--output", str(out), "--format", "json"]
+    done = run_cli(*args, env=env(), timeout=60)
+    assert done.returncode == 1, done.stderr
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1, lines
+    assert lines[0].startswith("error: fake-model: every request of the baseline arm failed")
+    assert "first error: fake-model: connection failed" in lines[0]
+    data = json.loads(done.stdout)  # the results are still printed and written
+    run_dir = Path(data["run_dir"])
+    assert f"run folder: {run_dir}" in lines[0]
+    assert data["models"][0]["verdict"] == "no data (every request failed)"
+    summary = json.loads((run_dir / "summary.json").read_text())
+    assert summary["models"][0]["verdict"] == "no data (every request failed)"
+    assert len(read_samples(run_dir / "samples.jsonl")) == 6
+
+
+def test_one_failing_model_fails_the_run_and_warnings_print_once(
+    skill_dir: Path, tmp_path: Path
+) -> None:
+    out = tmp_path / "runs"
+    with anthropic_server(RESPONDER) as ant:
+        done = run_cli(
+            *("eval", str(skill_dir), "--model", "anthropic:claude-test", "--retries", "0"),
+            *("--model", "openai:gpt-test", "--output", str(out)),
+            env=env(
+                ANTHROPIC_BASE_URL=ant.base_url,
+                ANTHROPIC_API_KEY=SENTINEL,
+                OPENAI_BASE_URL="http://127.0.0.1:1/v1",
+                OPENAI_API_KEY=SENTINEL,
+            ),
+            timeout=60,
+        )
+    assert done.returncode == 1, done.stderr
+    assert "no data (every request failed)" in done.stdout and "helps" in done.stdout
+    errors = [line for line in done.stderr.splitlines() if line.startswith("error:")]
+    assert len(errors) == 1 and errors[0].startswith("error: openai:gpt-test: every request")
+    assert SENTINEL not in done.stdout + done.stderr
+    from anthropic.resources.messages import AsyncMessages  # what the installed SDK takes
+
+    if "temperature" not in inspect.signature(AsyncMessages.create).parameters:
+        assert done.stderr.count("temperature not sent") == 1
+        assert "warning: anthropic:claude-test: temperature not sent" in done.stderr

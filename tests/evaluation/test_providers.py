@@ -141,6 +141,20 @@ def test_anthropic_system_goes_to_system_parameter(ant: FakeLLMServer) -> None:
     assert req.api_key == "sk-ant-k-12"
 
 
+def test_anthropic_says_when_the_sdk_takes_no_temperature(ant: FakeLLMServer) -> None:
+    import inspect
+
+    from anthropic.resources.messages import AsyncMessages
+
+    takes_it = "temperature" in inspect.signature(AsyncMessages.create).parameters
+    provider = resolve_model("anthropic:claude-x", base_url=ant.base_url)
+    assert provider.unsupported_params == (frozenset() if takes_it else {"temperature"})
+    run(provider, params=GenerationParams(temperature=0.7, max_tokens=8, timeout=5))
+    (req,) = ant.requests
+    assert ("temperature" in (req.json or {})) is takes_it
+    assert resolve_model("fake-model", base_url=ant.base_url).unsupported_params == frozenset()
+
+
 def test_anthropic_alias_and_base_url_from_environment(
     ant: FakeLLMServer, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -294,6 +308,23 @@ def test_client_errors_are_final_and_say_what_to_do(api, status: str, words: str
         assert f"set {env}" in message
 
 
+@pytest.mark.parametrize("status", ["307", "302"])
+def test_redirects_are_not_followed(api, status: str) -> None:
+    srv, provider = api
+    start = openai_server if srv.kind == "openai" else anthropic_server
+    with start(echo) as target:
+        path = "/chat/completions" if srv.kind == "openai" else "/v1/messages"
+        location = target.base_url.replace("http://", "http://user:pw@")
+        srv.inject(status, location=location + path)
+        err = fails(provider)
+        assert target.requests == [], "the redirect was followed"
+    assert not err.retryable and err.status == int(status)
+    message = str(err)
+    assert message.startswith(provider.model_id + ": the server redirected to http://127.0.0.1:")
+    assert "redirects are not followed" in message and "pw" not in message
+    assert [r.fault for r in srv.requests] == [status]
+
+
 # --------------------------------------------------------------------------- secrets
 
 
@@ -310,6 +341,59 @@ def test_wrong_key_is_never_echoed(kind: str) -> None:
     assert err.status == 401 and not err.retryable
     for text in (str(err), repr(err), repr(provider), str(provider)):
         assert wrong not in text
+
+
+ENV_SENTINELS = {
+    "OPENAI_API_KEY": "sk-env-openai-sentinel-0001",
+    "ANTHROPIC_API_KEY": "sk-ant-env-sentinel-0002",
+    "ANTHROPIC_AUTH_TOKEN": "sk-ant-env-token-sentinel-0003",
+    "HF_TOKEN": "hf_envsentinel0004",
+}
+
+
+@pytest.mark.parametrize("explicit_key", [None, "sk-explicit-key-0005"])
+@pytest.mark.parametrize("spec", ["openai:gpt-x", "hf:org/model", "anthropic:claude-x", "bare"])
+def test_environment_keys_never_go_to_an_explicit_base_url(
+    spec: str,
+    explicit_key: str | None,
+    oai: FakeLLMServer,
+    ant: FakeLLMServer,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    for name, value in ENV_SENTINELS.items():
+        monkeypatch.setenv(name, value)
+    for name in ("OPENAI_BASE_URL", "ANTHROPIC_BASE_URL", "HF_ROUTER_URL"):
+        monkeypatch.delenv(name, raising=False)
+    srv = ant if spec.startswith("anthropic:") else oai
+    provider = resolve_model(spec, base_url=srv.base_url, api_key=explicit_key)
+    assert run(provider).text == "use build.toml now"
+    (req,) = srv.requests
+    assert req.api_key == (explicit_key or "no-key")
+    for value in ENV_SENTINELS.values():
+        assert all(value not in header for header in req.headers.values()), spec
+
+
+@pytest.mark.parametrize(
+    ("spec", "url_env", "key_env"),
+    [
+        ("openai:gpt-x", "OPENAI_BASE_URL", "OPENAI_API_KEY"),
+        ("anthropic:claude-x", "ANTHROPIC_BASE_URL", "ANTHROPIC_API_KEY"),
+        ("hf:org/model", "HF_ROUTER_URL", "HF_TOKEN"),
+    ],
+)
+def test_environment_keys_go_to_the_environments_own_base_url(
+    spec: str,
+    url_env: str,
+    key_env: str,
+    oai: FakeLLMServer,
+    ant: FakeLLMServer,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    srv = ant if spec.startswith("anthropic:") else oai
+    monkeypatch.setenv(url_env, srv.base_url)
+    monkeypatch.setenv(key_env, ENV_SENTINELS[key_env])
+    run(resolve_model(spec))
+    assert [r.api_key for r in srv.requests] == [ENV_SENTINELS[key_env]]
 
 
 def test_keys_from_environment_stay_out_of_repr(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -297,6 +297,11 @@ def test_failing_samples_are_errors_excluded_from_rates(skill: Skill, tmp_path: 
     # bad: 401 is final, every sample errors, no rate at all
     assert bad_stats["with_skill"]["total"] == 0 and bad_stats["with_skill"]["errors"] == 12
     assert bad_stats["with_skill"]["pass_rate"] is None and bad_stats["lift"] is None
+    assert bad_stats["verdict"] == "no data (every request failed)"
+    line = result.unmeasured() or ""
+    assert line.startswith("other-model: every request of the baseline arm failed (12 errors)")
+    assert "first error: other-model: authentication failed (401)" in line
+    assert "\n" not in line and SENTINEL not in line
     bad_samples = [s for s in result.samples if s.model == "other-model"]
     assert all(s.outcome == "error" and s.attempts == 1 for s in bad_samples)
     assert all("401" in (s.error or "") and SENTINEL not in (s.error or "") for s in bad_samples)
@@ -330,6 +335,14 @@ def test_each_request_goes_to_its_own_model(skill: Skill, tmp_path: Path) -> Non
     assert all(ant_systems)  # the system prompt reaches Anthropic too
     assert [s.model for s in result.stats] == ["openai:gpt-test", "anthropic:claude-test"]
     assert all(m.lift == 1.0 for m in result.stats)
+    assert result.unmeasured() is None
+    # the installed anthropic SDK may take no temperature: then the result says it was not sent
+    if "temperature" in providers["anthropic:claude-test"].unsupported_params:
+        assert len(result.warnings) == 1
+        assert result.warnings[0].startswith("anthropic:claude-test: temperature not sent")
+        assert "temperature=0" in result.warnings[0]
+    else:
+        assert result.warnings == []
     counts: dict[str, int] = {}
     for s in result.samples:
         counts[s.model] = counts.get(s.model, 0) + 1
@@ -454,6 +467,9 @@ def test_bad_config_fails_before_any_folder(skill: Skill, tmp_path: Path) -> Non
         evaluate(skill, cases(), fast(runs=0), output_root=root)
     with pytest.raises(UsageError, match="no test cases"):
         evaluate(skill, [], fast(), output_root=root)
+    for url in ("ftp://example.com/v1", "127.0.0.1:8000/v1", "http:///v1"):
+        with pytest.raises(UsageError, match="--base-url"):
+            evaluate(skill, cases(), fast(base_url=url), output_root=root)
     assert not root.exists()
 
 

@@ -232,6 +232,25 @@ def test_small_n_is_not_called_a_win_and_all_errors_leave_rates_undefined() -> N
     assert stats.lift is None and stats.token_savings is None
     assert stats.lift_ci95 == (-1.0, 1.0)
     assert stats.to_dict()["baseline"]["tokens"] == {"input": None, "output": None}
+    assert stats.verdict == "no data (every request failed)" and not stats.beneficial
+
+
+@pytest.mark.parametrize("no_baseline", [False, True])
+def test_an_arm_where_every_request_failed_is_no_data(no_baseline: bool) -> None:
+    samples = [
+        sample("m", case, run, arm, "error")
+        for case in ("a", "b", "c")
+        for run in (1, 2)
+        for arm in (("with_skill",) if no_baseline else ("baseline", "with_skill"))
+    ]
+    (stats,) = summarize(samples)
+    assert stats.verdict == "no data (every request failed)"
+    assert (stats.with_skill.total, stats.with_skill.errors) == (0, 6)
+    assert stats.lift is None and not stats.beneficial
+    assert stats.to_dict()["verdict"] == "no data (every request failed)"
+    # a graded baseline does not make a result of an all-error with-skill arm
+    mixed = [sample("m", "a", 1, "baseline", "fail"), sample("m", "a", 1, "with_skill", "error")]
+    assert summarize(mixed)[0].verdict == "no data (every request failed)"
 
 
 def test_zero_baseline_tokens_give_no_savings() -> None:

@@ -40,7 +40,12 @@ completion request (``GET /v1/models`` never consumes one):
 - ``"hang"``: sleep ``seconds`` (default 30) before answering normally, longer than a client's
   timeout; the sleep ends early when the server stops;
 - ``"malformed"``: status 200, ``application/json``, a body that is not JSON;
-- ``"drop"``: close the connection without sending any response.
+- ``"drop"``: close the connection without sending any response;
+- a redirect status (``"301"``, ``"302"``, ``"303"``, ``"307"``, ``"308"``) with
+  ``location=URL``: that status with ``Location: URL`` and an empty body, e.g.
+  ``srv.inject("307", location=other.base_url + "/chat/completions")`` (a redirect status
+  without ``location`` is a ``ValueError``). Clients must not follow it: check that the other
+  server's ``requests`` stay empty.
 
 ``latency=`` adds a fixed ``asyncio.sleep`` before every answer (for benchmarks of the runner).
 ``api_key=`` makes the server demand that key (401 otherwise, echoing the key it got, as real
@@ -150,6 +155,7 @@ class Fault:
     kind: str
     retry_after: float | str | None = None
     seconds: float = _HANG_DEFAULT_S
+    location: str | None = None
 
 
 @dataclass(frozen=True)
@@ -338,13 +344,21 @@ class FakeLLMServer:
             return list(self._requests)
 
     def inject(
-        self, kind: str, *, retry_after: float | str | None = None, seconds: float = _HANG_DEFAULT_S
+        self,
+        kind: str,
+        *,
+        retry_after: float | str | None = None,
+        seconds: float = _HANG_DEFAULT_S,
+        location: str | None = None,
     ) -> None:
         """Queue a fault for the next completion request (see the module docstring)."""
         if kind not in ("hang", "malformed", "drop") and not (kind.isdigit() and len(kind) == 3):
             raise ValueError(f"unknown fault {kind!r}")
+        if kind.startswith("3") and not location:
+            raise ValueError(f"fault {kind!r} (a redirect) needs location=URL")
+        fault = Fault(kind, retry_after=retry_after, seconds=seconds, location=location)
         with self._lock:
-            self._faults.append(Fault(kind, retry_after=retry_after, seconds=seconds))
+            self._faults.append(fault)
 
     def clear(self) -> None:
         """Forget recorded requests and pending faults."""
@@ -509,6 +523,9 @@ class FakeLLMServer:
                 await asyncio.wait_for(request.receive(), timeout=5)
             return Response(b"")
         status = int(fault.kind)
+        if 300 <= status < 400:
+            assert fault.location is not None
+            return Response(b"", status_code=status, headers={"location": fault.location})
         headers: dict[str, str] = {}
         if fault.retry_after is not None:
             value = fault.retry_after

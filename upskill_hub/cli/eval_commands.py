@@ -4,7 +4,9 @@ Thin adapter over :mod:`upskill_hub.evaluation.runner`: parse flags, find the sk
 show progress on stderr, print the table (or JSON) and, with ``--push-results NS/NAME``, publish
 the finished run through :func:`upskill_hub.publish.results_dataset.push_results` (a cancelled
 run is not pushed). The first Ctrl-C cancels cleanly (finished
-samples are kept, the resume command is printed, exit 130); a second one stops at once.
+samples are kept, the resume command is printed, exit 130); a second one stops at once. A run
+where every request of some model's arm failed is no result: after the table, a one-line error
+naming the model and its first error, exit 1 (the run folder is kept; nothing is pushed).
 Heavy libraries are imported only when the command runs.
 """
 
@@ -18,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 import typer
 
 from upskill_hub.cli.output import OutputFormat, console, err_console, print_json
-from upskill_hub.errors import EvalCancelled, SkillNotFound, UsageError
+from upskill_hub.errors import EvalCancelled, ProviderError, SkillNotFound, UsageError
 
 if TYPE_CHECKING:
     from upskill_hub.evaluation.config import EvalConfig
@@ -255,6 +257,9 @@ def eval_command(
     ),
 ) -> None:
     """Evaluate a skill: pass rate with it in the prompt minus without, per model, with 95% CIs."""
+    from upskill_hub.evaluation.config import check_base_url
+
+    check_base_url(base_url)
     push = _push_options(push_repo, private, update_skill_card, skill_repo, create_pr)
     if resume is not None and not (resume / "run.json").is_file():
         raise UsageError(f"--resume {resume}: not a run folder (no run.json)")
@@ -287,8 +292,11 @@ def eval_command(
         revision=revision,
     )
     summary = result.summary
+    # an arm without a single graded sample is no result: say so and exit 1 (the run folder
+    # and summary.json are written; --resume retries the errors)
+    failure = None if result.cancelled else result.unmeasured()
     pushed = None
-    if push is not None and not result.cancelled:
+    if push is not None and not result.cancelled and failure is None:
         from upskill_hub.publish.results_dataset import push_results
 
         pushed = push_results(result.run_dir, push_repo, **push)
@@ -326,6 +334,9 @@ def eval_command(
             f"cancelled: {saved} of {result.expected} samples saved in {result.run_dir}; "
             f"resume with: {resume_cmd}"
         )
+    if failure is not None:
+        not_pushed = "; results not pushed" if push is not None else ""
+        raise ProviderError(f"{failure}; run folder: {result.run_dir}{not_pushed}")
 
 
 def register(app: typer.Typer) -> None:

@@ -5,11 +5,26 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
+from urllib.parse import urlsplit
 
 from upskill_hub.errors import UsageError
 from upskill_hub.evaluation.types import ARMS, Arm, GenerationParams
 
-__all__ = ["EvalConfig", "SkillLike"]
+__all__ = ["EvalConfig", "SkillLike", "check_base_url"]
+
+
+def check_base_url(url: str | None) -> None:
+    """:class:`UsageError` naming ``--base-url`` unless ``url`` is None or an http(s) URL with a
+    host."""
+    if url is None:
+        return
+    try:
+        parts = urlsplit(url)
+        parts.port  # noqa: B018 - raises ValueError for a port that is not a number
+    except ValueError as exc:
+        raise UsageError(f"--base-url {url!r}: not a valid URL ({exc})") from None
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise UsageError(f"--base-url {url!r}: give an http:// or https:// URL with a host")
 
 
 class SkillLike(Protocol):
@@ -59,6 +74,7 @@ class EvalConfig:
             raise UsageError(f"--concurrency must be at least 1 (got {self.concurrency})")
         if self.retries < 0:
             raise UsageError(f"--retries must be 0 or more (got {self.retries})")
+        check_base_url(self.base_url)
         p = self.params
         if p.max_tokens < 1:
             raise UsageError(f"--max-tokens must be at least 1 (got {p.max_tokens})")

@@ -45,6 +45,14 @@ class ProviderPool:
     def model_ids(self) -> list[str]:
         return [p.model_id for p in self.by_spec.values()]
 
+    def all(self) -> list[Provider]:
+        """Every provider of the run, models then judges, each once."""
+        found: list[Provider] = []
+        for provider in [*self.by_spec.values(), *self._judges.values()]:
+            if not any(provider is p for p in found):
+                found.append(provider)
+        return found
+
     def by_id(self) -> dict[str, Provider]:
         return {p.model_id: p for p in self.by_spec.values()}
 

@@ -44,6 +44,31 @@ class EvalResult:
     def errors(self) -> int:
         return sum(1 for s in self.samples if s.outcome == "error")
 
+    def unmeasured(self) -> str | None:
+        """One line naming the first model with an arm where no sample was graded (every request
+        failed, or none ran) and that arm's first error; None when every arm has a result."""
+        for stats in self.stats:
+            for arm, numbers in (("baseline", stats.baseline), ("with skill", stats.with_skill)):
+                if numbers is None or numbers.total > 0:
+                    continue
+                key = arm.replace(" ", "_")
+                first = next(
+                    (
+                        s.error
+                        for s in self.samples
+                        if s.model == stats.model and s.arm == key and s.outcome == "error"
+                    ),
+                    None,
+                )
+                what = f"every request of the {arm} arm failed ({numbers.errors} errors)"
+                if not numbers.errors:
+                    what = f"no sample of the {arm} arm ran"
+                line = f"{stats.model}: {what}"
+                if first:
+                    line += f"; first error: {first}"
+                return " ".join(line.split())
+        return None
+
     @property
     def missing(self) -> int:
         """Keys without a finished, non-error sample (what a resume would run)."""

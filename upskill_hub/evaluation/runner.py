@@ -18,7 +18,8 @@ What it fixes from upskill 0.2.1 (reference §4):
   Ctrl-C, a crash or a kill loses no finished sample; ``resume_from`` runs only what is missing
   or errored;
 * temperature, seed and max_tokens reach the provider; the run folder records them and the exact
-  command that reproduces the run, never an API key.
+  command that reproduces the run, never an API key. A parameter a provider cannot send (its
+  ``unsupported_params``) becomes a warning of the result.
 
 Cancellation (``cancel`` event): no new sample starts and the requests in flight are cancelled at
 once (they were not finished, so nothing is lost; a resume runs them); every finished sample is
@@ -219,6 +220,7 @@ async def _run(
         expected=len(keys),
         cancelled=session.cancelled,
     )
+    result.warnings += _unsent_params_warnings(pool, config)
     if write_chart and samples:
         try:
             from upskill_hub.evaluation.chart import write_lift_chart
@@ -227,6 +229,21 @@ async def _run(
         except Exception as exc:  # the chart is a nicety; the numbers are in summary.json
             result.warnings.append(f"lift.png not written: {type(exc).__name__}: {exc}")
     return result
+
+
+def _unsent_params_warnings(pool: ProviderPool, config: EvalConfig) -> list[str]:
+    """One warning per provider and generation parameter it could not send (e.g. temperature
+    with an anthropic SDK that has none): run.json records a value the model never saw."""
+    warnings = []
+    for provider in pool.all():
+        for name in sorted(provider.unsupported_params):
+            value = getattr(config.params, name, None)
+            if value is not None:
+                warnings.append(
+                    f"{provider.model_id}: {name} not sent (its API client does not take it): "
+                    f"the model used its own default, not the {name}={value:g} run.json records"
+                )
+    return warnings
 
 
 def evaluate(

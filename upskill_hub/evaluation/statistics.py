@@ -7,6 +7,11 @@
   more honest width, reported beside it in the extended summary.
 * ``summarize``: one :class:`ModelStats` per model (first-seen order). Error samples (failed
   requests) are counted in ``errors`` but excluded from rates, tokens and latency.
+
+Verdicts: ``helps`` / ``hurts`` when the lift interval excludes zero, else ``no measurable
+effect at this n``; ``no baseline`` without a baseline arm; ``no data (every request failed)``
+when an arm has no graded sample but has errors, ``no data`` when it has no sample at all (a run
+cancelled early): there is no result, not a null one.
 """
 
 from __future__ import annotations
@@ -22,6 +27,7 @@ from upskill_hub.evaluation.types import Sample
 
 NO_BASELINE = "no baseline"
 HELPS, HURTS, UNCLEAR = "helps", "hurts", "no measurable effect at this n"
+NO_DATA, ALL_FAILED = "no data", "no data (every request failed)"
 
 
 def wilson_interval(passed: int, total: int, z: float = 1.96) -> tuple[float, float]:
@@ -179,6 +185,14 @@ def verdict_of(lift_ci95: tuple[float, float] | None) -> str:
     return UNCLEAR
 
 
+def _no_data(*arms: ArmStats) -> str | None:
+    """The "no data" verdict when an arm has no graded sample, else None."""
+    empty = [arm for arm in arms if arm.total == 0]
+    if not empty:
+        return None
+    return ALL_FAILED if any(arm.errors for arm in empty) else NO_DATA
+
+
 def upskill_beneficial(lift: float | None, token_savings: float | None) -> bool:
     """upskill 0.2.1: lift > 0.05, or lift >= 0 with token savings above 20%."""
     if lift is None:
@@ -205,7 +219,8 @@ def _model_stats(model: str, samples: list[Sample]) -> ModelStats:
     runs = len({s.run for s in samples})
     cases = len({s.case_id for s in samples})
     if not base:
-        return ModelStats(model, runs, cases, None, with_arm, None, None, None, NO_BASELINE)
+        verdict = _no_data(with_arm) or NO_BASELINE
+        return ModelStats(model, runs, cases, None, with_arm, None, None, None, verdict)
     base_arm = arm_stats(base)
     lift = None
     if base_arm.pass_rate is not None and with_arm.pass_rate is not None:
@@ -224,7 +239,7 @@ def _model_stats(model: str, samples: list[Sample]) -> ModelStats:
         lift=lift,
         lift_ci95=ci,
         token_savings=savings,
-        verdict=verdict_of(ci),
+        verdict=_no_data(base_arm, with_arm) or verdict_of(ci),
         beneficial=upskill_beneficial(lift, savings),
         lift_ci95_bootstrap=paired_bootstrap_interval(pairs) if pairs else None,
     )

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import functools
 import inspect
 import time
 from collections.abc import Sequence
@@ -14,12 +15,21 @@ from upskill_hub.evaluation.providers.http_errors import display_url
 from upskill_hub.evaluation.types import Completion, GenerationParams, Message, Usage
 
 
+@functools.cache
+def _sdk_takes_temperature() -> bool:
+    from anthropic.resources.messages import AsyncMessages
+
+    return "temperature" in inspect.signature(AsyncMessages.create).parameters
+
+
 class AnthropicProvider(Provider):
     """A Claude model. System messages go to ``system``; ``seed`` is never sent (no such option)
-    and ``temperature`` only if the installed SDK still has it (anthropic 2.x dropped it).
+    and ``temperature`` only if the installed SDK still has it (anthropic 2.x dropped it): then
+    :attr:`unsupported_params` names it and the runner warns that it was not sent.
 
     ``base_url=None`` lets the SDK read ``ANTHROPIC_BASE_URL``. The SDK never retries
-    (``max_retries=0``). One SDK client per event loop, created on first use.
+    (``max_retries=0``) and never follows redirects. One SDK client per event loop, created on
+    first use.
     """
 
     key_hint = "set ANTHROPIC_API_KEY to a valid key"
@@ -38,7 +48,6 @@ class AnthropicProvider(Provider):
         self._api_key = api_key
         self._client: Any = None
         self._client_loop: asyncio.AbstractEventLoop | None = None
-        self._takes_temperature = False
 
     def __repr__(self) -> str:
         return (
@@ -49,15 +58,23 @@ class AnthropicProvider(Provider):
     def _client_for_loop(self) -> Any:
         loop = asyncio.get_running_loop()
         if self._client is None or self._client_loop is not loop:
-            from anthropic import AsyncAnthropic
+            from anthropic import AsyncAnthropic, DefaultAsyncHttpxClient
 
             self._client = AsyncAnthropic(
-                api_key=self._api_key or "no-key", base_url=self.base_url, max_retries=0
+                api_key=self._api_key or "no-key",
+                base_url=self.base_url,
+                max_retries=0,
+                # Never follow a redirect (see OpenAICompatProvider): a 3xx is a final error.
+                http_client=DefaultAsyncHttpxClient(follow_redirects=False),
             )
             self._client_loop = loop
-            accepted = inspect.signature(self._client.messages.create).parameters
-            self._takes_temperature = "temperature" in accepted
         return self._client
+
+    @property
+    def unsupported_params(self) -> frozenset[str]:
+        """Generation parameters this provider cannot send: ``temperature`` when the installed
+        SDK's ``messages.create`` has no such parameter (imports the SDK)."""
+        return frozenset() if _sdk_takes_temperature() else frozenset({"temperature"})
 
     async def complete(self, messages: Sequence[Message], params: GenerationParams) -> Completion:
         client = self._client_for_loop()
@@ -70,7 +87,7 @@ class AnthropicProvider(Provider):
             "max_tokens": params.max_tokens,
             "timeout": params.timeout,
         }
-        if self._takes_temperature:
+        if "temperature" not in self.unsupported_params:
             request["temperature"] = params.temperature
         if system:
             request["system"] = system

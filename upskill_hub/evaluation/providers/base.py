@@ -23,5 +23,11 @@ class Provider(ABC):
     async def complete(self, messages: Sequence[Message], params: GenerationParams) -> Completion:
         """Send ``messages`` and return the reply text, the API's token usage and the latency."""
 
+    @property
+    def unsupported_params(self) -> frozenset[str]:
+        """Fields of :class:`GenerationParams` this provider cannot send and leaves out of its
+        requests (the runner warns about each). Default: none."""
+        return frozenset()
+
     async def aclose(self) -> None:  # noqa: B027 - optional hook
         """Release connections or models. Default: nothing to release."""

@@ -1,7 +1,8 @@
 """Turn HTTP API failures into :class:`ProviderError`, the same way for every SDK.
 
 Retryable: 408, 409, 429, 5xx, timeouts, dropped connections, malformed responses. Everything
-else (400, 401, 403, 404...) is final, with a one-line message naming the model and what to do.
+else (400, 401, 403, 404...) is final, with a one-line message naming the model and what to do;
+so is a redirect (3xx), which providers never follow.
 Messages never carry an API key: :func:`redact` scrubs the key and anything shaped like one.
 """
 
@@ -138,6 +139,19 @@ def malformed_error(model_id: str, detail: str = "") -> ProviderError:
     return ProviderError(message, retryable=True)
 
 
+def redirect_error(
+    model_id: str, status: int, location: str | None, *, secret: str | None = None
+) -> ProviderError:
+    """A 3xx: final, since providers never follow redirects (one could lead past the checks
+    made on the base URL, e.g. to a cloud metadata address)."""
+    target = display_url(" ".join((location or "").split())[:_DETAIL_MAX]) or "(no Location)"
+    message = (
+        f"{model_id}: the server redirected to {target} ({status}); redirects are not followed "
+        "(use the final URL as the base URL)"
+    )
+    return ProviderError(redact(message, secret), status=status)
+
+
 def missing_key_error(model_id: str, env_var: str) -> ProviderError:
     return ProviderError(f"{model_id}: no API key: set {env_var} (or pass api_key)")
 
@@ -156,6 +170,9 @@ def from_sdk_error(
     if isinstance(exc, sdk.APIResponseValidationError):
         return malformed_error(model_id, "unexpected schema")
     if isinstance(exc, sdk.APIStatusError):
+        if 300 <= exc.status_code < 400:
+            location = exc.response.headers.get("location")
+            return redirect_error(model_id, exc.status_code, location, secret=secret)
         return status_error(
             model_id,
             exc.status_code,

@@ -19,8 +19,9 @@ NO_KEY = "no-key"
 class OpenAICompatProvider(Provider):
     """A model behind ``POST {base_url}/chat/completions``, called through ``openai.AsyncOpenAI``.
 
-    ``base_url=None`` means OpenAI itself. The SDK never retries (``max_retries=0``); failures
-    become :class:`ProviderError`. One SDK client per event loop, created on first use.
+    ``base_url=None`` means OpenAI itself. The SDK never retries (``max_retries=0``) and never
+    follows redirects (a 3xx is a final error); failures become :class:`ProviderError`. One SDK
+    client per event loop, created on first use.
     """
 
     key_hint = "set OPENAI_API_KEY to a valid key"
@@ -53,10 +54,15 @@ class OpenAICompatProvider(Provider):
     def _client_for_loop(self) -> Any:
         loop = asyncio.get_running_loop()
         if self._client is None or self._client_loop is not loop:
-            from openai import AsyncOpenAI
+            from openai import AsyncOpenAI, DefaultAsyncHttpxClient
 
             self._client = AsyncOpenAI(
-                api_key=self._api_key or NO_KEY, base_url=self.base_url, max_retries=0
+                api_key=self._api_key or NO_KEY,
+                base_url=self.base_url,
+                max_retries=0,
+                # A redirect could lead anywhere, past the checks made on base_url (the Space's
+                # SSRF guard): never follow one; from_sdk_error turns it into a final error.
+                http_client=DefaultAsyncHttpxClient(follow_redirects=False),
             )
             self._client_loop = loop
         return self._client

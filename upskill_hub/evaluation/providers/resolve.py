@@ -8,9 +8,14 @@ Accepted strings:
 - ``anthropic:MODEL``, and the aliases ``haiku``, ``sonnet``, ``opus``: Anthropic, key from
   ``ANTHROPIC_API_KEY``; ``ANTHROPIC_BASE_URL`` or ``base_url`` point it elsewhere;
 - ``hf:ORG/MODEL`` or ``hf:ORG/MODEL:PROVIDER``: Hugging Face Inference Providers via the
-  router, token from ``HF_TOKEN`` or ``hf auth login``;
+  router (``HF_ROUTER_URL`` or ``base_url`` point it elsewhere), token from ``HF_TOKEN`` or
+  ``hf auth login``;
 - a bare ``MODEL`` with ``base_url``: any OpenAI-compatible server (vLLM, llama.cpp, Ollama...).
-  Only an explicit ``api_key`` is sent there: environment keys never go to a third-party URL.
+
+Keys: an explicit ``base_url`` (the ``--base-url`` flag) gets only the explicit ``api_key``
+(the CLI's ``UPSKILL_HUB_API_KEY``), never a vendor key from the environment, whatever the model
+string. Environment keys go only to their vendor's own endpoint, or to the ``*_BASE_URL`` /
+``HF_ROUTER_URL`` configured in that same environment (the SDK convention).
 
 ``base_url`` applies to every API model and is ignored by ``local``. A missing key is a
 :class:`ProviderError` here, at resolve time, so a run fails before its first sample; a custom
@@ -108,7 +113,7 @@ def resolve_model(
     if parsed.kind == "anthropic":
         from upskill_hub.evaluation.providers.anthropic_messages import AnthropicProvider
 
-        key = api_key or os.environ.get("ANTHROPIC_API_KEY")
+        key = api_key if base_url else api_key or os.environ.get("ANTHROPIC_API_KEY")
         if not key and not (base_url or os.environ.get("ANTHROPIC_BASE_URL")):
             raise http_errors.missing_key_error(parsed.model_id, "ANTHROPIC_API_KEY")
         return AnthropicProvider(
@@ -121,7 +126,7 @@ def resolve_model(
             hf_token,
         )
 
-        key = api_key or hf_token()
+        key = api_key if base_url else api_key or hf_token()
         if not key and not (base_url or os.environ.get(ROUTER_URL_ENV)):
             raise http_errors.missing_key_error(parsed.model_id, "HF_TOKEN (or run hf auth login)")
         return HFRouterProvider(parsed.model, base_url=base_url, api_key=key)
@@ -133,7 +138,7 @@ def resolve_model(
             parsed.model, model_id=parsed.model_id, base_url=base_url, api_key=api_key
         )
     url = base_url or os.environ.get("OPENAI_BASE_URL") or None
-    key = api_key or os.environ.get("OPENAI_API_KEY")
+    key = api_key if base_url else api_key or os.environ.get("OPENAI_API_KEY")
     if not key and not url:
         raise http_errors.missing_key_error(parsed.model_id, "OPENAI_API_KEY")
     return OpenAICompatProvider(parsed.model, model_id=parsed.model_id, base_url=url, api_key=key)
