@@ -184,6 +184,8 @@ def build_demo(settings: SpaceSettings | None = None, skills_dir: Path | None = 
                         label="Summary",
                         interactive=False,
                         wrap=True,
+                        column_widths=tables.SUMMARY_WIDTHS,
+                        elem_id="upskill-summary",
                     )
                     chart = gr.Image(label="Lift", type="filepath", interactive=False, height=280)
                     with gr.Row():

@@ -7,13 +7,17 @@ skill body) is in the system prompt and which item the case asks about.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import re
 import threading
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from typing import Any
 
-from tests.support.llm_servers import last_user_message, system_prompt
+from starlette.requests import Request
+from starlette.responses import Response
+
+from tests.support.llm_servers import FakeLLMServer, last_user_message, system_prompt
 
 NOT_SURE = "I am not sure."
 
@@ -82,3 +86,34 @@ class Students:
                     return f"The code is CODE-{n}."
                 break
         return f"{NOT_SURE}{self.filler} (about item {n})"
+
+
+CONTEXT_OVERFLOW = (
+    "This model's maximum context length is 64 tokens. However, your messages resulted in "
+    "812 tokens. Please reduce the length of the messages."
+)
+
+
+class _OverflowServer(FakeLLMServer):
+    """OpenAI server refusing (400, context length) every request whose system prompt holds a
+    skill (the ``Version X.`` marker of :func:`skill_answer`): a student whose context is too
+    small for any skill. Baseline requests are answered by ``responder``."""
+
+    refused: list[str]  # system prompts of the refused requests
+
+    async def _complete(self, request: Request) -> Response:
+        body = json.loads(await request.body() or b"null")
+        if isinstance(body, dict) and re.search(r"Version \w+\.", system_prompt(body)):
+            with self._lock:
+                self.refused.append(system_prompt(body))
+            return self._error(400, CONTEXT_OVERFLOW)
+        return await super()._complete(request)
+
+
+@contextlib.contextmanager
+def overflowing_students(responder: Any = None) -> Iterator[_OverflowServer]:
+    """Students that fail every with-skill request (see :class:`_OverflowServer`)."""
+    server = _OverflowServer("openai", responder or Students({}))
+    server.refused = []
+    with server:
+        yield server

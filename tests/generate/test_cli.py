@@ -11,7 +11,13 @@ from typing import Any
 import pytest
 
 from tests.cli_runner import run_cli
-from tests.generate.scripted import ScriptedTeacher, Students, fenced, skill_answer
+from tests.generate.scripted import (
+    ScriptedTeacher,
+    Students,
+    fenced,
+    overflowing_students,
+    skill_answer,
+)
 from tests.support.llm_servers import FakeLLMServer, anthropic_server, openai_server
 
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -149,7 +155,8 @@ def test_from_skill_folder_keeps_its_tests(tmp_path: Path) -> None:
     assert out["skill_dir"] == str(skill_dir)
     data = json.loads((skill_dir / "skill_meta.json").read_text())
     assert [t["id"] for t in data["tests"]] == ["item-1", "item-3"]
-    assert data["tests"][0]["assertions"] == [{"type": "contains", "values": ["CODE-1"]}]
+    # a lone "contains" is written in upskill's own shape (skill.testcases, so upskill runs it)
+    assert data["tests"][0]["expected"] == {"contains": ["CODE-1"]}
     md = data["metadata"]
     assert md["version"] == "1.2.0"
     assert md["dropped_tests"] == [
@@ -261,3 +268,32 @@ def test_end_to_end_with_embedded_student(tmp_path: Path) -> None:
     assert meta["students"] == ["local"]
     samples = list((Path(out["work_dir"]) / "iter-1" / "eval").glob("samples.jsonl"))
     assert samples and len(samples[0].read_text().splitlines()) == 2
+
+
+def test_unmeasurable_skill_exits_non_zero_with_one_line(tmp_path: Path) -> None:
+    """A student refusing every with-skill request: no "all_passed", no skill, exit 1."""
+    script = ScriptedTeacher([skill_answer("A", items=[1, 2])])
+    with anthropic_server(script) as teacher, overflowing_students() as students:
+        proc = run_cli(
+            "generate",
+            "Answer questions about item codes.",
+            "--teacher",
+            "anthropic:fake-teacher",
+            "--teacher-base-url",
+            teacher.url,
+            "--student",
+            "fake-model",
+            "--base-url",
+            students.base_url,
+            "--runs-dir",
+            str(tmp_path / "runs"),
+            "--output",
+            str(tmp_path / "skills"),
+            env=clean_env(),
+        )
+    assert proc.returncode == 1, proc.stderr
+    errors = [line for line in proc.stderr.splitlines() if line.startswith("error: ")]
+    assert len(errors) == 1 and "Traceback" not in proc.stderr
+    assert "student 'fake-model'" in errors[0] and "maximum context length" in errors[0]
+    assert "all_passed" not in proc.stdout + proc.stderr
+    assert not (tmp_path / "skills").exists() or not any((tmp_path / "skills").iterdir())

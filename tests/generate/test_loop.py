@@ -9,8 +9,17 @@ from pathlib import Path
 
 import pytest
 
-from tests.generate.scripted import NOT_SURE, ScriptedTeacher, Students, fenced, skill_answer
+from tests.generate.scripted import (
+    NOT_SURE,
+    ScriptedTeacher,
+    Students,
+    _OverflowServer,
+    fenced,
+    overflowing_students,
+    skill_answer,
+)
 from tests.support.llm_servers import FakeLLMServer, anthropic_server, openai_server
+from upskill_hub.errors import ProviderError
 from upskill_hub.evaluation.types import GenerationParams
 from upskill_hub.generate import GenerateConfig, generate
 from upskill_hub.generate.teacher import TeacherError
@@ -240,3 +249,48 @@ def test_existing_output_folder_is_not_overwritten(servers: Servers, tmp_path: P
         generate(servers.config(tmp_path))
     assert (taken / "notes.txt").read_text() == "mine"
     assert not (taken / "SKILL.md").exists()
+
+
+# ---- a student that cannot take the skill: no with-skill sample is ever graded
+
+
+@pytest.fixture
+def overflow_servers() -> Iterator[Servers]:
+    script = ScriptedTeacher([skill_answer("A", items=[1, 2]), skill_answer("B")])
+    with anthropic_server(script) as teacher, overflowing_students() as students:
+        yield Servers(teacher, students, script)
+
+
+def test_student_failing_every_with_skill_request_is_an_error_not_all_passed(
+    overflow_servers: Servers, tmp_path: Path
+) -> None:
+    with pytest.raises(ProviderError) as info:
+        generate(overflow_servers.config(tmp_path, max_iterations=3, retries=0))
+    message = str(info.value)
+    assert "\n" not in message
+    assert "iteration 1 could not be measured" in message
+    assert "every with-skill request of student 'fake-model' failed" in message
+    assert "maximum context length is 64 tokens" in message
+    # nothing was claimed: no skill written, no refinement asked for
+    assert not (tmp_path / "skills" / "item-codes").exists()
+    assert len(overflow_servers.teacher.requests) == 1
+    # the baseline was answered, every with-skill request was refused
+    students = overflow_servers.students
+    assert isinstance(students, _OverflowServer)
+    assert len(students.refused) == 2 and all("Version A." in s for s in students.refused)
+    assert len(students.requests) == 2  # the two baseline requests, answered
+    assert (tmp_path / "runs").is_dir()
+
+
+def test_errored_with_skill_samples_count_as_not_passing() -> None:
+    from upskill_hub.evaluation.types import Sample
+    from upskill_hub.generate.loop import _with_skill_counts
+
+    def sample(case: str, outcome: str) -> Sample:
+        return Sample("m", case, 1, "with_skill", "h", outcome)  # type: ignore[arg-type]
+
+    failed, graded = _with_skill_counts(
+        [sample("a", "pass"), sample("b", "error"), sample("c", "pass")]
+    )
+    assert (failed, graded) == (1, 2)
+    assert _with_skill_counts([sample("a", "error")]) == (1, 0)

@@ -111,18 +111,28 @@ def make_run_folder(
     output: str | None = None,
     chart: bool = True,
     skill_fails: tuple[str, ...] = (),
+    custom_tests: bool | None = True,
+    license: str | None = None,
+    models: tuple[str, ...] = MODELS,
+    cases: tuple[TestCase, ...] = CASES,
 ) -> Path:
     """Write a complete run folder ``root/run_id`` and return its path.
 
-    ``output`` replaces every answer; ``skill_fails`` names cases the with-skill arm fails.
+    ``output`` replaces every answer; ``skill_fails`` names cases the with-skill arm fails;
+    ``models`` and ``cases`` default to all of them; ``custom_tests`` says whether the run used
+    its own cases (``--tests``; None: a run.json from before the ``custom_tests`` field, with
+    ``--tests``); ``license`` is the skill's.
     """
     folder = RunFolder(root / run_id)
     folder.path.mkdir(parents=True)
     ref = f"{repo_id}@{revision}" if repo_id else str(root / "kernel-builder")
     argv = ["upskill-hub", "eval", ref]
-    for model in MODELS:
+    for model in models:
         argv += ["--model", model]
-    argv += ["--runs", "2", "--tests", str(folder.tests_file), "--temperature", "0"]
+    argv += ["--runs", "2"]
+    if custom_tests is not False:
+        argv += ["--tests", str(folder.tests_file)]
+    argv += ["--temperature", "0"]
     argv += ["--max-tokens", "1024", "--seed", "7"]
     folder.write_info(
         {
@@ -136,12 +146,15 @@ def make_run_folder(
                 "revision": revision,
                 "skill_md_sha256": "9" * 64,
                 "ref": ref,
+                "source": "hub" if repo_id else "local",
+                "license": license,
             },
-            "models": list(MODELS),
-            "model_specs": list(MODELS),
+            **({} if custom_tests is None else {"custom_tests": custom_tests}),
+            "models": list(models),
+            "model_specs": list(models),
             "runs": 2,
             "arms": ["baseline", "with_skill"],
-            "case_ids": [c.id for c in CASES],
+            "case_ids": [c.id for c in cases],
             "params": {"temperature": 0.0, "max_tokens": 1024, "seed": 7, "timeout": 120.0},
             "retries": 3,
             "concurrency": 4,
@@ -155,11 +168,11 @@ def make_run_folder(
             "resume": shlex.join(["upskill-hub", "eval", ref, "--resume", str(folder.path)]),
         }
     )
-    folder.write_tests(list(CASES), {"generated_by": "hand"})
+    folder.write_tests(list(cases), {"generated_by": "hand"})
     samples = [
         _sample(m, c, r, arm, output, skill_fails)
-        for m in MODELS
-        for c in CASES
+        for m in models
+        for c in cases
         for r in (1, 2)
         for arm in ("baseline", "with_skill")
     ]

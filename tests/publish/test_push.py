@@ -91,6 +91,13 @@ def test_push_then_load_back(tmp_path: Path, unique_repo_id: str) -> None:
         card.text
     )
     assert "### Reproduce" in card.text and "--seed 7" in card.text
+    # the run's cases are in the dataset, and the card's reproduce step downloads them
+    tests_file = f"tests/{pushed.split}.json"
+    assert tests_file in files
+    uploaded = hf_hub_download(unique_repo_id, tests_file, repo_type="dataset")
+    assert json.loads(Path(uploaded).read_text()) == json.loads((folder / "tests.json").read_text())
+    assert f"hf download {unique_repo_id} {tests_file} --repo-type dataset" in card.text
+    assert f"--tests {tests_file}" in card.text and str(tmp_path) not in card.text
 
 
 def test_second_run_is_added_and_compared(tmp_path: Path, unique_repo_id: str) -> None:

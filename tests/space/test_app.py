@@ -133,6 +133,22 @@ def test_pushed_dataset_holds_no_key(
     assert SENTINEL_KEY not in message
 
 
+BAR_IS_FULL = """() => {
+    const bar = document.querySelector('[role=progressbar][aria-label="Evaluation progress"]');
+    const fill = bar && bar.firstElementChild;
+    if (!fill) return false;
+    const outer = bar.getBoundingClientRect().width, inner = fill.getBoundingClientRect().width;
+    return outer > 0 && Math.abs(outer - inner) < 0.5;
+}"""
+SUMMARY_FITS = """() => {
+    const block = document.getElementById('upskill-summary');
+    const table = block.querySelector('table');
+    const right = (el) => el.getBoundingClientRect().right;
+    const cells = [...table.querySelectorAll('th, td')].map(right);
+    return {block: right(block), table: Math.max(right(table), ...cells)};
+}"""
+
+
 @pytest.mark.skipif(not CHROMIUM.exists(), reason="apt-get install chromium")
 def test_browser_run_evaluation(
     running_app: RunningApp,
@@ -179,6 +195,11 @@ def test_browser_run_evaluation(
             expect(page.locator("img[src*='lift.png']")).to_be_visible()
             expect(page.get_by_role("button", name="Push results to the Hub")).to_be_enabled()
 
+            # the bar's width eases in (a CSS transition): wait until it is drawn full
+            page.wait_for_function(BAR_IS_FULL, timeout=10_000)
+            # the summary fits its column at 1280 px: nothing scrolls or is cut off sideways
+            fits = page.evaluate(SUMMARY_FITS)
+            assert fits["table"] <= fits["block"] + 1, fits
             page.evaluate("window.scrollTo(0, 0)")
             page.screenshot(path=str(ARTIFACTS / "space-1280x800.png"))
             page.screenshot(path=str(ARTIFACTS / "space-1280-full.png"), full_page=True)

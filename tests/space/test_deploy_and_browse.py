@@ -13,15 +13,45 @@ from upskill_hub import __version__
 from upskill_hub.errors import UpskillHubError
 from upskill_hub.secrets import Redactor
 from upskill_hub.space_support import browse
-from upskill_hub.space_support.deploy import deploy_space, requirements_text
+from upskill_hub.space_support.deploy import build_wheel, deploy_space, requirements_text
 from upskill_hub.space_support.results import check_no_secrets
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 
 
-def test_checked_in_requirements_match_the_package_version() -> None:
+def test_checked_in_requirements_pin_nothing() -> None:
+    # the deploy writes the Space's requirements; the checked-in file must not pin a release
     text = (REPO_ROOT / "space" / "requirements.txt").read_text(encoding="utf-8")
-    assert text == requirements_text() == f"upskill-hub[space]=={__version__}\n"
+    assert all(line.startswith("#") for line in text.splitlines() if line.strip())
+    wheel = f"upskill_hub-{__version__}-py3-none-any.whl"
+    assert requirements_text(wheel) == f"./wheels/{wheel}[space]\n"
+    assert requirements_text() == f"upskill-hub[space]=={__version__}\n"  # no source checkout
+
+
+def test_pip_accepts_the_wheel_requirement(tmp_path: Path) -> None:
+    """The requirements line resolves, extra included, from the Space repo's root."""
+    import subprocess
+    import sys
+
+    wheel = build_wheel(REPO_ROOT, tmp_path / "wheels")
+    (tmp_path / "requirements.txt").write_text(requirements_text(wheel.name), encoding="utf-8")
+    report = tmp_path / "report.json"
+    pip = [sys.executable, "-m", "pip", "install", "--dry-run", "--no-deps", "--no-index"]
+    proc = subprocess.run(
+        [*pip, "--ignore-installed", "-r", "requirements.txt", "--report", str(report), "-q"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stderr
+    import json
+
+    (item,) = json.loads(report.read_text())["install"]
+    assert item["metadata"]["name"] == "upskill-hub"
+    assert item["requested_extras"] == ["space"]
+    assert item["download_info"]["url"].endswith(wheel.name)
 
 
 def test_space_readme_metadata() -> None:
@@ -48,8 +78,19 @@ def test_deploy_creates_then_updates_a_space(unique_repo_id: str, tmp_path: Path
     assert "skills/kernel-builder-cuda-kernels/SKILL.md" in files
     assert "skills/kernel-builder-cuda-kernels/skill_meta.json" in files
     assert first.url.endswith(f"/spaces/{unique_repo_id}")
+    # a wheel of this source, not a release that may not exist, and requirements.txt installs it
+    wheel = f"wheels/upskill_hub-{__version__}-py3-none-any.whl"
+    assert wheel in files and wheel in first.files
     req = api.hf_hub_download(unique_repo_id, "requirements.txt", repo_type="space")
-    assert Path(req).read_text(encoding="utf-8") == requirements_text()
+    assert Path(req).read_text(encoding="utf-8") == f"./{wheel}[space]\n"
+    import zipfile
+
+    shipped = api.hf_hub_download(unique_repo_id, wheel, repo_type="space")
+    with zipfile.ZipFile(shipped) as whl:
+        names = whl.namelist()
+        assert "upskill_hub/space_support/deploy.py" in names
+        deployed = whl.read("upskill_hub/space_support/deploy.py")
+    assert deployed == (REPO_ROOT / "upskill_hub/space_support/deploy.py").read_bytes()
 
     app_dir = tmp_path / "app"
     app_dir.mkdir()

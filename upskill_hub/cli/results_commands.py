@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 import typer
 
-from upskill_hub.cli.output import OutputFormat, console, print_json
+from upskill_hub.cli.output import OutputFormat, console, err_console, print_json
 
 if TYPE_CHECKING:
     from upskill_hub.publish.results_view import ModelComparison, RunResults
@@ -88,17 +88,28 @@ def compare(
     b: str = typer.Argument(..., help="Run B: a run folder or NS/NAME[:split]."),
     output_format: OutputFormat = FORMAT_OPTION,
 ) -> None:
-    """Show two runs side by side per model, with the change in lift (B − A)."""
-    from upskill_hub.publish.results_view import compare_results, load_results
+    """Show two runs side by side per model, with the change in lift (B − A).
+
+    Two single-model runs of different models are compared as one row "X vs Y"; a warning
+    line (stderr) says when the runs used different skills or test cases."""
+    from upskill_hub.publish.results_view import (
+        compare_results,
+        comparison_warning,
+        load_results,
+    )
 
     run_a, run_b = load_results(a), load_results(b)
     rows = compare_results(run_a, run_b)
+    warning = comparison_warning(run_a, run_b)
+    if warning:
+        err_console().print(f"warning: {warning}", markup=False, soft_wrap=True)
     if output_format is OutputFormat.json:
         print_json(
             {
                 "a": {"source": run_a.source, "split": run_a.split},
                 "b": {"source": run_b.source, "split": run_b.split},
                 "models": [r.to_dict() for r in rows],
+                "warning": warning,
             }
         )
         return

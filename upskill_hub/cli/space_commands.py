@@ -33,8 +33,8 @@ def register(app: typer.Typer) -> None:
             OutputFormat.text, "--format", help="Output format: text or json."
         ),
     ) -> None:
-        """Create or update a Space (sdk gradio) with the app, the bundled skills and
-        requirements pinned to this upskill-hub version."""
+        """Create or update a Space (sdk gradio) with the app, the bundled skills, and a wheel
+        of this upskill-hub source that the Space's requirements.txt installs."""
         from upskill_hub.space_support.deploy import deploy_space
 
         result = deploy_space(repo, app_dir=app_dir, skills_dir=skills_dir, private=private)

@@ -1,5 +1,13 @@
 """What a run folder says about its run: run.json at the start, summary.json at the end, and the
-command that reproduces the run (never an API key, never credentials in a URL)."""
+command that reproduces the run (never an API key, never credentials in a URL).
+
+The reproduce command names the skill as someone else can fetch it: ``ns/name@<commit>`` for a
+Hub skill (pinned to the commit evaluated), else the local path (``skill.source`` in run.json
+says which: ``hub`` or ``local``). It has ``--tests RUN_DIR/tests.json`` only when the cases
+differ from the skill's own (skill_meta.json); ``custom_tests`` in run.json records which.
+``results push`` uploads ``tests.json`` beside the results and rewrites the command for the
+dataset card (:mod:`upskill_hub.publish.dataset_card`).
+"""
 
 from __future__ import annotations
 
@@ -25,6 +33,7 @@ __all__ = [
     "params_dict",
     "public_url",
     "reproduce_command",
+    "same_cases",
     "skill_sha256",
 ]
 
@@ -83,6 +92,11 @@ def skill_sha256(text: str) -> str:
     return "sha256:" + hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
+def same_cases(a: Sequence[TestCase], b: Sequence[TestCase]) -> bool:
+    """Whether two case lists are the same cases, in the same order."""
+    return [c.to_dict() for c in a] == [c.to_dict() for c in b]
+
+
 def new_run_info(
     folder: RunFolder,
     skill: SkillLike,
@@ -96,8 +110,13 @@ def new_run_info(
     skill_ref: str | None,
 ) -> dict[str, Any]:
     """The content of run.json for a new run folder (its sessions still empty)."""
-    ref = skill_ref or (f"{repo_id}@{revision}" if repo_id and revision else repo_id)
-    ref = ref or str(skill.path)
+    if repo_id:  # pinned: the commit evaluated, whatever revision the caller asked for
+        ref = f"{repo_id}@{revision}" if revision else (skill_ref or repo_id)
+    else:
+        ref = skill_ref or str(skill.path)
+    own_cases = list(getattr(skill, "tests", None) or [])
+    custom_tests = not own_cases or not same_cases(cases, own_cases)
+    license_ = getattr(skill, "license", None)
     return {
         "format": FORMAT_VERSION,
         "run_id": folder.path.name,
@@ -109,7 +128,10 @@ def new_run_info(
             "revision": revision,
             "skill_md_sha256": skill_sha,
             "ref": ref,
+            "source": "hub" if repo_id else "local",
+            "license": license_ if isinstance(license_, str) and license_.strip() else None,
         },
+        "custom_tests": custom_tests,
         "models": model_ids,
         "model_specs": list(config.models),
         "runs": config.runs,
@@ -124,7 +146,9 @@ def new_run_info(
         "finished_at": None,
         "status": "running",
         "sessions": [],
-        "reproduce": reproduce_command(ref, config.models, config, folder.tests_file),
+        "reproduce": reproduce_command(
+            ref, config.models, config, folder.tests_file if custom_tests else None
+        ),
         "resume": shlex.join(["upskill-hub", "eval", ref, "--resume", str(folder.path)]),
     }
 

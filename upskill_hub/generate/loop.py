@@ -13,7 +13,16 @@ The loop (every number is the runner's own statistics, :mod:`upskill_hub.evaluat
 3. **Accept.** A candidate's lift is the mean over students of each student's lift (with-skill
    pass rate minus baseline pass rate). It is *accepted*, and becomes the best, when its lift is
    not below the best lift so far (ties go to the newer candidate). The first measured skill is
-   the first best. A candidate without a lift (its requests failed) is rejected.
+   the first best.
+
+   **A skill that cannot be measured stops the run.** When a student has no graded sample in an
+   arm (every request of that arm errored: a context overflow, a refused key...), the lift is
+   unknown. Rather than accept or reject an unknown (and, worse, report ``all_passed`` because
+   nothing *failed*), the loop raises :class:`~upskill_hub.errors.ProviderError`: ``generate``
+   exits non-zero with one line naming the iteration, the student, the arm and the first error.
+   Nothing is written to ``--output``; the work folder keeps every candidate and eval run. Such
+   errors repeat on every candidate (same students, same limits), so going on would only spend
+   teacher calls. Samples that errored while others were graded count as *not passing*.
 4. **Stop.** After measuring candidate ``k`` (counting teacher-written candidates; iteration 0 is
    not counted), in this order:
 
@@ -23,7 +32,8 @@ The loop (every number is the runner's own statistics, :mod:`upskill_hub.evaluat
      the half-width of the best's Newcombe 95% lift interval (``(hi - lo) / 2``). A rejected
      candidate never improves, so it also stops the loop. At small n the interval is wide: more
      ``--runs`` or cases resolve finer gains;
-   * ``all_passed``: the best skill failed no with-skill sample: nothing left to learn from;
+   * ``all_passed``: the best skill had graded with-skill samples and none failed or errored:
+     nothing left to learn from;
    * otherwise the teacher gets the best skill, its results, the history and the complete
      failure evidence (:mod:`upskill_hub.generate.evidence`) and writes candidate ``k + 1``.
 
@@ -40,13 +50,15 @@ from __future__ import annotations
 
 import contextlib
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from upskill_hub import __version__
 from upskill_hub.errors import InvalidSkill, ProviderError, UsageError
+from upskill_hub.evaluation.results import EvalResult
+from upskill_hub.evaluation.run_info import skill_sha256
 from upskill_hub.generate.config import GenerateConfig
 from upskill_hub.generate.evidence import failure_evidence
 from upskill_hub.generate.lift import aggregate, ci_text, fmt, history_text, results_text
@@ -65,8 +77,7 @@ from upskill_hub.skill import Skill, TestCase, TestSuite, load_skill, validate_s
 
 if TYPE_CHECKING:
     from upskill_hub.evaluation.providers.base import Provider
-    from upskill_hub.evaluation.run_info import skill_sha256
-from upskill_hub.evaluation.results import EvalResult
+    from upskill_hub.evaluation.types import Sample
 
 __all__ = ["generate", "run_generate"]
 
@@ -76,6 +87,14 @@ class _Measured:
     skill: Skill
     result: EvalResult
     record: IterationRecord
+
+
+def _with_skill_counts(samples: Sequence[Sample]) -> tuple[int, int]:
+    """``(not passing, graded)`` with-skill samples. An errored request did not pass either:
+    it counts as not passing, so a skill is ``all_passed`` only with graded samples and no
+    failed or errored one."""
+    arm = [s for s in samples if s.arm == "with_skill"]
+    return sum(1 for s in arm if s.outcome != "pass"), sum(1 for s in arm if s.outcome != "error")
 
 
 # --------------------------------------------------------------------------- the loop
@@ -193,6 +212,9 @@ class _Generator:
             first = next((s.error for s in result.samples if s.error), "unknown error")
             raise ProviderError(f"every student request failed: {first}")
         lift, ci, margin, base, with_ = aggregate(result.stats)
+        if lift is None:
+            raise ProviderError(self._unmeasured(result, iteration))
+        failed, graded = _with_skill_counts(result.samples)
         record = IterationRecord(
             iteration=iteration,
             origin=origin,
@@ -218,22 +240,37 @@ class _Generator:
             reason="",
             skill_sha256=skill_sha256(skill.skill_md_text),
             run_id=result.run_dir.name,
-            failed_samples=sum(
-                1 for s in result.samples if s.arm == "with_skill" and s.outcome == "fail"
-            ),
+            failed_samples=failed,
+            graded_samples=graded,
         )
         return _Measured(skill, result, record)
+
+    def _unmeasured(self, result: EvalResult, iteration: int) -> str:
+        """One line: which student and arm had no graded sample, and the first error."""
+        arm, model = "with_skill", "?"
+        for stats in result.stats:
+            if stats.with_skill.total == 0:
+                arm, model = "with_skill", stats.model
+                break
+            if stats.baseline is None or stats.baseline.total == 0:
+                arm, model = "baseline", stats.model
+                break
+        errors = [s.error for s in result.samples if s.model == model and s.arm == arm and s.error]
+        first = " ".join((errors[0] if errors else "no sample was graded").split())
+        label = "with-skill" if arm == "with_skill" else "baseline"
+        return (
+            f"iteration {iteration} could not be measured: every {label} request of student "
+            f"'{model}' failed (first error: {first}); nothing was written, the candidates and "
+            f"eval runs are in {self.work}"
+        )
 
     def _judge(self, cand: _Measured, best: _Measured | None) -> None:
         rec = cand.record
         if best is None:
             rec.accepted, rec.reason = True, "first measured skill"
-        elif rec.lift is None:
-            rec.accepted, rec.improved = False, False
-            rec.reason = "no lift: requests failed in an arm"
-        elif best.record.lift is None:
-            rec.accepted, rec.improved, rec.reason = True, True, "the best had no lift"
         else:
+            # _measure raises for a skill without a lift: both lifts are numbers here
+            assert rec.lift is not None and best.record.lift is not None
             gain = rec.lift - best.record.lift
             margin = best.record.margin or 0.0
             rec.accepted = gain >= -1e-9
@@ -334,7 +371,7 @@ class _Generator:
             if cand.record.improved is False:
                 stop = "plateau"
                 break
-            if best.record.failed_samples == 0:
+            if best.record.graded_samples > 0 and best.record.failed_samples == 0:
                 stop = "all_passed"
                 break
             k += 1

@@ -30,7 +30,8 @@ class IterationRecord:
     reason: str
     skill_sha256: str
     run_id: str
-    failed_samples: int = 0
+    failed_samples: int = 0  # with-skill samples that failed or errored
+    graded_samples: int = 0  # with-skill samples graded (not errored)
     notes: list[str] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
@@ -54,6 +55,7 @@ class IterationRecord:
             "skill_sha256": self.skill_sha256,
             "run_id": self.run_id,
             "failed_samples": self.failed_samples,
+            "graded_samples": self.graded_samples,
             "notes": self.notes,
         }
 

@@ -1,16 +1,26 @@
 """The results dataset's card (README.md): metadata, a header, and one section per run.
 
 The YAML keeps what ``datasets`` wrote (``configs``, ``dataset_info``) and anything else already
-there, and sets ``license`` (kept if present, else ``other``), ``pretty_name`` and the tags
-``agent-skills`` and ``skill-evaluation``. The body is rebuilt on every push: a header saying
-how to load the data, then every run's section, newest first. A run section runs from its
-``## Run `<split>``` heading to the next ``## `` heading; sections of earlier runs are carried
-over verbatim, and pushing the same run again replaces only its own section.
+there, and sets ``license`` (kept if present and not ``other``, else the evaluated skill's
+license from run.json when it is a Hub license id, else ``other`` with ``license_name``),
+``pretty_name`` and the tags ``agent-skills`` and ``skill-evaluation``.
+
+The body is rebuilt on every push: a header saying how to load the data, then every run's
+section, newest first. A run section runs from its ``## Run `<split>``` heading to the next
+``## `` heading; sections of earlier runs are carried over verbatim, and pushing the same run
+again replaces only its own section.
+
+Each run's **Reproduce** step works on another machine: the skill is named as recorded in
+run.json (``ns/name@<commit>`` for a Hub skill; a local folder is said to be one, plainly), and
+when the run used its own test cases (``custom_tests``) the step first downloads them from this
+dataset (``tests/<split>.json``, uploaded by ``push_results``) and passes that file to
+``--tests``.
 """
 
 from __future__ import annotations
 
 import re
+import shlex
 from typing import Any
 
 from huggingface_hub import DatasetCard, DatasetCardData
@@ -43,6 +53,97 @@ def _newest_first(sections: dict[str, str]) -> list[str]:
     return [text for _, text in sorted(sections.items(), key=started, reverse=True)]
 
 
+def tests_path(split: str) -> str:
+    """Where a run's test cases go in the dataset repo."""
+    return f"tests/{split}.json"
+
+
+def used_custom_tests(info: dict[str, Any]) -> bool:
+    """Whether the run used cases other than the skill's own (run.json ``custom_tests``; older
+    run folders: whether their reproduce command passes ``--tests``)."""
+    flag = info.get("custom_tests")
+    if isinstance(flag, bool):
+        return flag
+    return "--tests" in shlex.split(str(info.get("reproduce") or ""))
+
+
+def portable_command(command: str, tests_file: str | None) -> str:
+    """``command`` with its ``--tests`` value replaced by ``tests_file`` (or dropped: None)."""
+    argv = shlex.split(command)
+    out: list[str] = []
+    skip = False
+    for n, arg in enumerate(argv):
+        if skip:
+            skip = False
+            continue
+        if arg == "--tests":
+            skip = n + 1 < len(argv)
+            continue
+        if arg.startswith("--tests="):
+            continue
+        out.append(arg)
+    if tests_file is not None:
+        out += ["--tests", tests_file]
+    return shlex.join(out)
+
+
+def reproduce_lines(info: dict[str, Any], *, repo_id: str, split: str) -> list[str]:
+    """The "Reproduce" subsection: runnable elsewhere (see the module docstring)."""
+    command = info.get("reproduce")
+    if not command:
+        return []
+    skill = info.get("skill") or {}
+    custom = used_custom_tests(info)
+    tests = tests_path(split) if custom else None
+    lines = ["### Reproduce", ""]
+    if skill.get("repo_id"):
+        ref = skill.get("ref") or skill["repo_id"]
+        lines.append(
+            f"The skill is pinned to the commit evaluated (`{ref}`); `upskill-hub eval` "
+            "fetches it from the Hub."
+        )
+    else:
+        where = skill.get("ref") or skill.get("path")
+        lines.append(
+            f"The skill was evaluated from a local folder (`{where}`), not from a Hub repo: "
+            "it is not published with these results. Replace that path with your copy of the "
+            "skill (its SKILL.md sha256 was "
+            f"`{skill.get('skill_md_sha256', '?')}`)."
+        )
+    if custom:
+        lines.append(
+            f"The run used its own test cases, not the skill's skill_meta.json: they are in this "
+            f"dataset as `{tests}`, downloaded first."
+        )
+    else:
+        lines.append("The run used the skill's own test cases (skill_meta.json).")
+    lines += ["", "```bash"]
+    if tests is not None:
+        lines.append(
+            shlex.join(["hf", "download", repo_id, tests, "--repo-type", "dataset"])
+            + " --local-dir ."
+        )
+    lines += [portable_command(str(command), tests), "```", ""]
+    return lines
+
+
+def card_license(meta: dict[str, Any], info: dict[str, Any]) -> tuple[str, str | None]:
+    """``(license, license_name)`` for the card: an existing specific license is kept, else the
+    skill's (a Hub license id, or ``other`` with its name), else ``other``."""
+    from upskill_hub.registry.card import _KNOWN_LICENSES
+
+    current = str(meta.get("license") or "")
+    if current and current != DEFAULT_LICENSE:
+        return current, meta.get("license_name")
+    value = str((info.get("skill") or {}).get("license") or "").strip()
+    if value.lower() in _KNOWN_LICENSES:
+        return value.lower(), None
+    slug = re.sub(r"[^a-z0-9]+", "-", value.lower()).strip("-")[:64]
+    if slug:
+        return DEFAULT_LICENSE, slug
+    return DEFAULT_LICENSE, meta.get("license_name")
+
+
 def _assertion_kinds(record: RunRecord) -> list[str]:
     return sorted({str(a.get("type")) for case in record.cases for a in case.assertions})
 
@@ -69,7 +170,12 @@ def _results_table(rows: list[dict[str, Any]]) -> list[str]:
 
 
 def run_section(
-    record: RunRecord, *, split: str, rows: list[dict[str, Any]], chart_path: str | None
+    record: RunRecord,
+    *,
+    split: str,
+    rows: list[dict[str, Any]],
+    chart_path: str | None,
+    repo_id: str = "NS/DATASET",
 ) -> str:
     """The Markdown section of one run: what was evaluated, results, chart, method, command."""
     info = record.info
@@ -115,8 +221,7 @@ def run_section(
         "the verdict is *helps* / *hurts* only when the lift interval excludes zero.",
         "",
     ]
-    if info.get("reproduce"):
-        lines += ["### Reproduce", "", "```bash", str(info["reproduce"]), "```", ""]
+    lines += reproduce_lines(info, repo_id=repo_id, split=split)
     return "\n".join(lines)
 
 
@@ -163,10 +268,16 @@ def build_dataset_card(
     old = DatasetCard(existing) if existing and existing.strip() else None
     meta = old.data.to_dict() if old is not None else {}
     sections = run_sections(old.text if old is not None else "")
-    sections[split] = run_section(record, split=split, rows=rows, chart_path=chart_path)
+    sections[split] = run_section(
+        record, split=split, rows=rows, chart_path=chart_path, repo_id=repo_id
+    )
     ordered = _newest_first(sections)
     skill_name = str((record.info.get("skill") or {}).get("name") or "skill")
-    meta["license"] = meta.get("license") or DEFAULT_LICENSE
+    meta["license"], license_name = card_license(meta, record.info)
+    if meta["license"] == DEFAULT_LICENSE and license_name:
+        meta["license_name"] = license_name
+    else:
+        meta.pop("license_name", None)
     meta["tags"] = list(dict.fromkeys([*(meta.get("tags") or []), *TAGS]))
     meta["pretty_name"] = f"{skill_name} skill evaluation results"
     latest = _RUN_HEADING.search(ordered[0])

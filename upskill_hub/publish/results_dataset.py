@@ -5,7 +5,8 @@
 features are derived from those schemas so every run has the same columns), pushes both
 configs with ``datasets`` under the split ``run_<run id>`` (a second run adds a split; pushing
 the same run again replaces only its own split), then rewrites the dataset card and uploads
-the chart in one commit, and optionally updates the skill repo's card. Every string is
+the chart and the run's test cases (``tests/<split>.json``, what the card's reproduce step
+downloads) in one commit, and optionally updates the skill repo's card. Every string is
 scrubbed of secrets before it leaves the machine. ``datasets`` is imported only when pushing.
 """
 
@@ -296,7 +297,7 @@ def _write_card_once(
 ) -> str:
     from huggingface_hub import CommitOperationAdd
 
-    from upskill_hub.publish.dataset_card import build_dataset_card
+    from upskill_hub.publish.dataset_card import build_dataset_card, tests_path
 
     chart = record.folder.chart_file
     chart_path = f"charts/{split}.png" if chart.is_file() else None
@@ -310,11 +311,15 @@ def _write_card_once(
     ops = [CommitOperationAdd(CARD_FILE, redactor(card).encode("utf-8"))]
     if chart_path:
         ops.append(CommitOperationAdd(chart_path, chart.read_bytes()))
+    tests = record.folder.tests_file
+    if tests.is_file():
+        text = redactor(tests.read_text("utf-8"))
+        ops.append(CommitOperationAdd(tests_path(split), text.encode("utf-8")))
     info = hub.call(
         lambda: hub.api.create_commit(
             repo_id,
             ops,
-            commit_message=f"Card and chart for {split}",
+            commit_message=f"Card, chart and tests for {split}",
             repo_type="dataset",
             parent_commit=head,
         ),

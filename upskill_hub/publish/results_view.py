@@ -3,6 +3,11 @@
 A source is a run folder, or a results dataset ``NS/NAME`` with an optional ``:split``. From the
 Hub the ``summary`` config is loaded with ``datasets.load_dataset``; without a split the latest
 run (by its start time) is shown. Both give the same rows (``schemas/summary.schema.json``).
+
+:func:`compare_results` pairs the two runs' rows by model; when each run has exactly one model
+and they differ, those two are paired (labelled ``X vs Y``: comparing two models on one skill
+is a comparison people make). :func:`comparison_warning` says, in one line, when the runs did
+not measure the same thing (another skill or commit, other test cases).
 """
 
 from __future__ import annotations
@@ -22,10 +27,28 @@ class RunResults:
     source: str
     split: str
     rows: list[dict[str, Any]]
+    case_ids: tuple[str, ...] | None = None  # known for a run folder
 
     @property
     def models(self) -> list[ModelResult]:
         return by_model(self.rows)
+
+    @property
+    def skill(self) -> str:
+        """The skill as ``name`` (``repo@commit`` when it came from the Hub)."""
+        row = self.rows[0] if self.rows else {}
+        name = str(row.get("skill_name") or "?")
+        repo, commit = row.get("skill_repo"), row.get("skill_commit")
+        if repo:
+            return f"{name} ({repo}@{str(commit)[:12]})" if commit else f"{name} ({repo})"
+        return name
+
+    @property
+    def case_count(self) -> int | None:
+        if self.case_ids is not None:
+            return len(self.case_ids)
+        counts = {int(r["cases"]) for r in self.rows if r.get("cases") is not None}
+        return counts.pop() if len(counts) == 1 else None
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -88,11 +111,37 @@ def load_results(source: str | Path, split: str | None = None) -> RunResults:
 
 
 def compare_results(a: RunResults, b: RunResults) -> list[ModelComparison]:
-    """Per model (A's order, then B's new ones): both results and the deltas B − A."""
-    in_a = {m.model: m for m in a.models}
-    in_b = {m.model: m for m in b.models}
+    """Per model (A's order, then B's new ones): both results and the deltas B − A.
+
+    Two single-model runs of different models are paired as one row ``X vs Y``."""
+    models_a, models_b = a.models, b.models
+    if len(models_a) == 1 and len(models_b) == 1 and models_a[0].model != models_b[0].model:
+        label = f"{models_a[0].model} vs {models_b[0].model}"
+        return [ModelComparison(label, models_a[0], models_b[0])]
+    in_a = {m.model: m for m in models_a}
+    in_b = {m.model: m for m in models_b}
     names = list(dict.fromkeys([*in_a, *in_b]))
     return [ModelComparison(n, in_a.get(n), in_b.get(n)) for n in names]
+
+
+def comparison_warning(a: RunResults, b: RunResults) -> str | None:
+    """One line when A and B measured different skills or case sets, else None."""
+    problems = []
+    if a.skill != b.skill:
+        problems.append(f"skill (A: {a.skill}; B: {b.skill})")
+    if a.case_ids is not None and b.case_ids is not None:
+        if a.case_ids != b.case_ids:
+            only_a = len(set(a.case_ids) - set(b.case_ids))
+            only_b = len(set(b.case_ids) - set(a.case_ids))
+            problems.append(
+                f"test cases (A: {len(a.case_ids)}, B: {len(b.case_ids)}; "
+                f"{only_a} only in A, {only_b} only in B)"
+            )
+    elif a.case_count != b.case_count:
+        problems.append(f"test cases (A: {a.case_count or '?'}, B: {b.case_count or '?'})")
+    if not problems:
+        return None
+    return "the runs differ in " + " and ".join(problems) + "; the deltas compare different things"
 
 
 def _local(path: Path) -> RunResults:
@@ -100,7 +149,8 @@ def _local(path: Path) -> RunResults:
 
     record = read_run(path)
     rows = summary_rows(record)
-    return RunResults(str(path), split_name(run_id_of(record)), rows)
+    case_ids = tuple(c.id for c in record.cases)
+    return RunResults(str(path), split_name(run_id_of(record)), rows, case_ids)
 
 
 def _hub(repo: str, split: str | None) -> RunResults:

@@ -1,12 +1,24 @@
 """``upskill-hub space deploy``: create or update a Gradio Space running this app.
 
 The Space repo gets ``app.py`` and ``README.md`` (the Space's YAML metadata) from the app
-folder, the bundled ``skills/``, and a ``requirements.txt`` pinning ``upskill-hub`` to the
-version doing the deploy. Files left over from an earlier deploy are deleted in the same commit.
+folder, the bundled ``skills/``, a wheel of the upskill-hub source doing the deploy and a
+``requirements.txt`` installing it. Files left over from an earlier deploy are deleted in the
+same commit.
+
+**The wheel.** A version number on PyPI may not exist (or may not be this code), so the deploy
+builds a wheel of the current source checkout (``python -m pip wheel ROOT --no-deps``), uploads
+it as ``wheels/upskill_hub-<version>-py3-none-any.whl`` and writes ``requirements.txt`` as
+``./wheels/upskill_hub-<version>-py3-none-any.whl[space]``: a relative wheel path with an extra,
+which pip resolves from the directory it runs in (the Space repo's root). Run from an installed
+package (no ``pyproject.toml`` beside it), there is no source to build: the requirement then pins
+``upskill-hub[space]==<version>``, the release it was installed from.
 """
 
 from __future__ import annotations
 
+import subprocess
+import sys
+import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -17,20 +29,52 @@ from upskill_hub.skill import list_files
 
 APP_FILES = ("app.py", "README.md")
 REQUIREMENTS = "requirements.txt"
+WHEELS_DIR = "wheels"
+WHEEL_BUILD_TIMEOUT_S = 600
 
 
-def requirements_text(version: str = __version__) -> str:
-    """The Space's requirements.txt: this package, pinned, with its Space extra."""
+def requirements_text(wheel_name: str | None = None, version: str = __version__) -> str:
+    """The Space's requirements.txt: the uploaded wheel ``wheels/<wheel_name>`` with its Space
+    extra, or (no wheel) this version from the package index."""
+    if wheel_name:
+        return f"./{WHEELS_DIR}/{wheel_name}[space]\n"
     return f"upskill-hub[space]=={version}\n"
+
+
+def source_root() -> Path:
+    """The source checkout this package runs from (holds ``pyproject.toml`` when it is one)."""
+    return Path(__file__).resolve().parents[2]
 
 
 def default_app_dir() -> Path:
     """``space/`` of the source checkout this package runs from."""
-    return Path(__file__).resolve().parents[2] / "space"
+    return source_root() / "space"
 
 
 def default_skills_dir() -> Path:
-    return Path(__file__).resolve().parents[2] / "skills"
+    return source_root() / "skills"
+
+
+def build_wheel(root: Path, out_dir: Path) -> Path:
+    """Build the upskill-hub wheel of the checkout ``root`` into ``out_dir`` with pip."""
+    if not (root / "pyproject.toml").is_file():
+        raise UsageError(f"{root}: no pyproject.toml; not an upskill-hub source checkout")
+    command = [sys.executable, "-m", "pip", "wheel", str(root), "--no-deps", "-q"]
+    command += ["--disable-pip-version-check", "-w", str(out_dir)]
+    try:
+        proc = subprocess.run(
+            command, capture_output=True, text=True, timeout=WHEEL_BUILD_TIMEOUT_S, check=False
+        )
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        raise UsageError(f"{root}: cannot build the upskill-hub wheel ({exc})") from exc
+    if proc.returncode != 0:
+        lines = [line for line in proc.stderr.splitlines() if line.strip()]
+        last = lines[-1].strip() if lines else f"pip exited with {proc.returncode}"
+        raise UsageError(f"{root}: cannot build the upskill-hub wheel ({last})")
+    wheels = sorted(out_dir.glob("upskill_hub-*.whl"))
+    if len(wheels) != 1:
+        raise UsageError(f"{root}: pip wheel made {len(wheels)} upskill-hub wheels, not one")
+    return wheels[0]
 
 
 @dataclass(frozen=True)
@@ -42,15 +86,19 @@ class DeployResult:
     deleted: list[str] = field(default_factory=list)
 
 
-def space_files(app_dir: Path, skills_dir: Path | None) -> dict[str, bytes]:
-    """Path in the Space repo -> content."""
+def space_files(
+    app_dir: Path, skills_dir: Path | None, wheel: Path | None = None
+) -> dict[str, bytes]:
+    """Path in the Space repo -> content (``wheel``: the upskill-hub wheel to ship)."""
     files: dict[str, bytes] = {}
     for name in APP_FILES:
         path = app_dir / name
         if not path.is_file():
             raise UsageError(f"{path}: missing (is {app_dir} the Space app folder?)")
         files[name] = path.read_bytes()
-    files[REQUIREMENTS] = requirements_text().encode("utf-8")
+    if wheel is not None:
+        files[f"{WHEELS_DIR}/{wheel.name}"] = wheel.read_bytes()
+    files[REQUIREMENTS] = requirements_text(wheel.name if wheel else None).encode("utf-8")
     if skills_dir is not None:
         if not skills_dir.is_dir():
             raise UsageError(f"{skills_dir}: no such skills folder")
@@ -70,14 +118,24 @@ def deploy_space(
     private: bool = False,
     hub: Hub | None = None,
 ) -> DeployResult:
-    """Create the Space ``repo_id`` if needed (sdk gradio) and upload the app in one commit."""
-    from huggingface_hub import CommitOperationAdd, CommitOperationDelete
-
+    """Create the Space ``repo_id`` if needed (sdk gradio) and upload the app in one commit
+    (with a wheel of this source checkout when there is one; see the module docstring)."""
     repo_id, rev = parse_spec(repo_id)
     if rev:
         raise UsageError(f"--repo takes NS/NAME without a revision, got {repo_id}@{rev}")
-    hub = hub or Hub()
-    files = space_files(app_dir or default_app_dir(), skills_dir or default_skills_dir())
+    app = app_dir or default_app_dir()
+    skills = skills_dir or default_skills_dir()
+    space_files(app, skills)  # a missing app file is an error before any build or request
+    root = source_root()
+    with tempfile.TemporaryDirectory(prefix="upskill-hub-wheel-") as tmp:
+        wheel = build_wheel(root, Path(tmp)) if (root / "pyproject.toml").is_file() else None
+        files = space_files(app, skills, wheel)
+    return _upload(repo_id, files, private=private, hub=hub or Hub())
+
+
+def _upload(repo_id: str, files: dict[str, bytes], *, private: bool, hub: Hub) -> DeployResult:
+    from huggingface_hub import CommitOperationAdd, CommitOperationDelete
+
     api = hub.api
     hub.call(
         lambda: api.create_repo(

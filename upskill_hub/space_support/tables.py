@@ -24,6 +24,10 @@ SUMMARY_HEADERS = [
     "Output tokens",
     "Errors",
 ]
+#: Column widths of the summary table (770 px in all): with ``wrap`` its long cells wrap inside
+#: these instead of pushing the table wider than its column (~800 px in a 1280 px window). In
+#: pixels, not percents: on a phone the table scrolls sideways rather than squeeze every word.
+SUMMARY_WIDTHS = ["100px", "140px", "100px", "140px", "140px", "75px", "75px"]
 _OUTPUT_MAX = 6000
 _INPUT_MAX = 400
 # Plain symbols (in DejaVu and every system font), coloured in HTML: emoji fonts are not
