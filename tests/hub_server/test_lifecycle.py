@@ -123,3 +123,36 @@ def test_cli_rejects_an_unwritable_data_dir(tmp_path: Path) -> None:
     assert done.stdout == ""
     assert done.stderr.startswith("error: --data")
     assert len(done.stderr.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize(
+    ("args", "words"),
+    [
+        (["--port", "99999"], "--port"),
+        (["--port", "-1"], "--port"),
+        (["--host", "bad"], "cannot listen on bad"),
+    ],
+)
+def test_cli_rejects_a_bad_port_or_host_in_one_line(
+    tmp_path: Path, args: list[str], words: str
+) -> None:
+    env = {**os.environ, "PYTHONPATH": str(REPO_ROOT)}
+    done = subprocess.run(
+        [sys.executable, "-m", "upskill_hub", "hub", "serve", "--data", str(tmp_path), *args],
+        cwd=REPO_ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 2, done.stderr
+    assert done.stdout == "" and "Traceback" not in done.stderr
+    assert done.stderr.startswith("error: ") and words in done.stderr
+    assert len(done.stderr.strip().splitlines()) == 1
+
+
+def test_serve_bounds_the_port_itself(tmp_path: Path) -> None:
+    from upskill_hub.hub_server import serve
+
+    with pytest.raises(UsageError, match="between 0 and 65535"):
+        serve(port=70000, data_dir=tmp_path)

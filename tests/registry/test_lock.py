@@ -151,3 +151,28 @@ def test_target_entries(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None
     for path, entry in cases.items():
         assert target_entry(path, project) == entry
         assert target_path(entry, project) == path
+
+
+def test_locked_project_falls_back_to_a_side_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import fcntl
+
+    from upskill_hub.registry import lock as lock_module
+
+    real_flock = fcntl.flock
+    locked: list[str] = []
+
+    def picky_flock(fd: int, op: int) -> None:
+        if os.path.isdir(f"/proc/self/fd/{fd}"):  # no locks on folders here
+            raise OSError(95, "Operation not supported")
+        locked.append(os.readlink(f"/proc/self/fd/{fd}"))
+        real_flock(fd, op)
+
+    monkeypatch.setattr(lock_module.fcntl, "flock", picky_flock)
+    with lock_module.locked_project(tmp_path):
+        assert (tmp_path / lock_module.FLOCK_FILENAME).is_file()
+    assert locked == [str(tmp_path / lock_module.FLOCK_FILENAME)]
+    monkeypatch.undo()
+    with lock_module.locked_project(tmp_path):  # the normal path: the folder itself
+        pass

@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import json
+import os
 import shutil
+import subprocess
+import sys
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
-from tests.registry.conftest import CliResult, tree_state, write_skill
+from tests.registry.conftest import REPO_ROOT, CliResult, tree_state, write_skill
 from upskill_hub.errors import LocalModifications, LockError
 from upskill_hub.registry.lock import LOCK_FILENAME, read_lock
 from upskill_hub.registry.pull import install_locked, outdated, pull, update
@@ -159,3 +162,154 @@ def test_pinned_commit_is_never_outdated(
     _new_version(repo_id, tmp_path, "print('v3')\n")
     [row] = outdated(project_root=project)
     assert not row.outdated and row.current == commit
+
+
+# -- audit fixes --------------------------------------------------------------------------------
+
+
+def test_frozen_install_keeps_the_lock_byte_identical(
+    run_cli: Callable[..., CliResult],
+    installed: tuple[str, str, Path],
+    project: Path,
+    tmp_path: Path,
+) -> None:
+    repo_id, name, folder = installed
+    lock_before = (project / LOCK_FILENAME).read_bytes()
+    assert json.loads(lock_before)["skills"][name]["ref"] is None  # the default branch
+    _new_version(repo_id, tmp_path, "print('v2')\n")
+    shutil.rmtree(project / ".claude")
+    result = run_cli("install", "--frozen", cwd=project)
+    assert result.code == 0, result.stderr
+    assert (project / LOCK_FILENAME).read_bytes() == lock_before
+    assert (folder / "SKILL.md").is_file()
+    shutil.rmtree(project / ".claude")
+    assert run_cli("install", cwd=project).code == 0  # not frozen: same lock as well
+    assert (project / LOCK_FILENAME).read_bytes() == lock_before
+
+
+def test_update_follows_the_default_branch_every_time(
+    run_cli: Callable[..., CliResult],
+    installed: tuple[str, str, Path],
+    project: Path,
+    tmp_path: Path,
+) -> None:
+    repo_id, name, folder = installed
+    for text in ("print('v2')\n", "print('v3')\n"):
+        commit = _new_version(repo_id, tmp_path, text)
+        moved = run_cli("update", "--format", "json", cwd=project)
+        assert moved.code == 0, moved.stderr
+        assert moved.json()["skills"][0]["commit"] == commit
+        entry = read_lock(project).skills[name]
+        assert (entry.commit, entry.ref) == (commit, None)
+        assert (folder / "scripts" / "run.py").read_text() == text
+    latest = _new_version(repo_id, tmp_path, "print('v4')\n")
+    assert update([name], project_root=project).skills[0].commit == latest
+    assert read_lock(project).skills[name].ref is None
+
+
+def test_update_and_outdated_exit_codes(
+    run_cli: Callable[..., CliResult],
+    installed: tuple[str, str, Path],
+    project: Path,
+    tmp_path: Path,
+) -> None:
+    repo_id, _, folder = installed
+    assert run_cli("outdated", cwd=project).code == 0
+    assert run_cli("update", cwd=project).code == 0
+    _new_version(repo_id, tmp_path, "print('v2')\n")
+    stale = run_cli("outdated", cwd=project)
+    assert stale.code == 1 and "outdated" in stale.stdout
+    assert run_cli("outdated", "--format", "json", cwd=project).code == 1
+    (folder / "SKILL.md").write_text("mine")
+    skipped = run_cli("update", cwd=project)
+    assert skipped.code == 1 and "skipped" in skipped.stdout
+    assert run_cli("update", "--force", cwd=project).code == 0
+    assert run_cli("outdated", cwd=project).code == 0
+
+
+def test_verify_lists_a_file_once_for_symlinked_agents(
+    run_cli: Callable[..., CliResult], pushed: tuple[str, str], project: Path
+) -> None:
+    repo_id, _ = pushed
+    name = repo_id.split("/")[1]
+    pull(repo_id, agents=["claude", "codex", "cursor"], project_root=project)
+    (project / ".claude" / "skills" / name / "SKILL.md").write_text("edited")
+    result = run_cli("verify", "--format", "json", cwd=project)
+    assert result.code == 1
+    assert result.json()["differing"] == {name: [f".claude/skills/{name}/SKILL.md"]}
+    text = run_cli("verify", cwd=project)
+    assert text.code == 1 and text.stdout.count("SKILL.md") == 1
+
+
+@pytest.mark.parametrize("deleted", [[".claude"], [".claude", ".codex"]])
+def test_frozen_install_restores_after_the_canonical_copy_is_deleted(
+    run_cli: Callable[..., CliResult],
+    pushed: tuple[str, str],
+    project: Path,
+    deleted: list[str],
+) -> None:
+    repo_id, _ = pushed
+    name = repo_id.split("/")[1]
+    pulled = run_cli("pull", repo_id, "--agent", "claude", "--agent", "codex", cwd=project)
+    assert pulled.code == 0, pulled.stderr
+    lock_before = (project / LOCK_FILENAME).read_bytes()
+    for folder in deleted:
+        shutil.rmtree(project / folder)
+    link = project / ".codex" / "skills" / name
+    assert link.is_symlink() != (".codex" in deleted)  # dangling when only .claude went
+    result = run_cli("install", "--frozen", cwd=project)
+    assert result.code == 0, result.stderr
+    assert (project / LOCK_FILENAME).read_bytes() == lock_before
+    canonical = project / ".claude" / "skills" / name
+    assert canonical.is_dir() and not canonical.is_symlink()
+    assert link.is_symlink() and link.resolve() == canonical.resolve()
+    assert run_cli("verify", cwd=project).code == 0
+
+
+def test_a_link_to_something_else_is_still_refused(
+    pushed: tuple[str, str], project: Path, tmp_path: Path
+) -> None:
+    repo_id, _ = pushed
+    name = repo_id.split("/")[1]
+    pull(repo_id, agents=["claude", "codex"], project_root=project)
+    shutil.rmtree(project / ".claude")
+    link = project / ".codex" / "skills" / name
+    link.unlink()
+    link.symlink_to(tmp_path / "elsewhere", target_is_directory=True)
+    with pytest.raises(LocalModifications, match="symlink"):
+        install_locked(frozen=True, project_root=project)
+    assert os.readlink(link) == str(tmp_path / "elsewhere")
+
+
+def test_parallel_pulls_keep_every_lock_entry(
+    pushed: tuple[str, str], project: Path, tmp_path: Path
+) -> None:
+    repo_id, _ = pushed
+    repos = [repo_id]
+    for index in range(3):
+        other = f"{repo_id}-p{index}"
+        repos.append(
+            push_skills(
+                write_skill(tmp_path / f"p{index}", other.split("/")[1]), repo_id=other
+            ).repo_id
+        )
+    env = {**os.environ, "PYTHONPATH": str(REPO_ROOT)}
+    procs = [
+        subprocess.Popen(
+            [sys.executable, "-m", "upskill_hub", "pull", repo, "--format", "json"],
+            cwd=project,
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for repo in repos
+    ]
+    for proc in procs:
+        _, err = proc.communicate(timeout=180)
+        assert proc.returncode == 0, err
+    lock = read_lock(project)
+    assert sorted(s.repo_id for s in lock.skills.values()) == sorted(repos)
+    for skill in lock.skills.values():
+        assert (project / ".claude" / "skills" / skill.name / "SKILL.md").is_file()
+    assert not (project / ".upskill-hub.lock.flock").exists()  # the folder itself is locked

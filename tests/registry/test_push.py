@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 import uuid
 from collections.abc import Callable
 from pathlib import Path
@@ -10,8 +13,8 @@ import pytest
 import yaml
 from huggingface_hub import HfApi
 
-from tests.registry.conftest import CliResult, write_skill
-from upskill_hub.errors import RepoNotFound
+from tests.registry.conftest import REPO_ROOT, CliResult, write_skill
+from upskill_hub.errors import RepoNotFound, UnsafeSkill
 from upskill_hub.registry.card import (
     NO_RESULTS,
     RESULTS_HEADING,
@@ -20,6 +23,7 @@ from upskill_hub.registry.card import (
     replace_results_section,
     results_section,
 )
+from upskill_hub.registry.fetch import ScanRefused
 from upskill_hub.registry.hub import Hub
 from upskill_hub.registry.push import push_skills
 
@@ -173,3 +177,145 @@ def test_scan_command_checks_what_push_would_upload(
     (dirty / "SKILL.md").write_text((dirty / "SKILL.md").read_text() + "zero\u200bwidth\n")
     bad = run_cli("scan", str(dirty))
     assert bad.code == 1 and "unicode-zero-width" in bad.stdout and "pipe-to-shell" in bad.stdout
+
+
+# -- audit fixes --------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("kind", ["file", "folder"])
+def test_allow_unsafe_never_uploads_what_a_symlink_points_at(
+    run_cli: Callable[..., CliResult], tmp_path: Path, unique_repo_id: str, kind: str
+) -> None:
+    secret = f"TOP-SECRET-{uuid.uuid4().hex}"
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "passwd").write_text(secret + "\n")
+    name = unique_repo_id.split("/")[1]
+    skill = write_skill(tmp_path / "src", name)
+    link = skill / "references" / "passwd"
+    link.parent.mkdir()
+    link.symlink_to(outside / "passwd" if kind == "file" else outside)
+    for extra in ([], ["--allow-unsafe"]):
+        result = run_cli("push", str(skill), "--repo", unique_repo_id, *extra)
+        assert result.code != 0, result.stdout
+        assert "symlink" in result.stderr and "Traceback" not in result.stderr
+        assert result.stderr.strip().splitlines()[-1].startswith("error: ")
+    with pytest.raises(RepoNotFound):  # refused before any request: the repo was never made
+        Hub().resolve(unique_repo_id, "main")
+    with pytest.raises(ScanRefused):
+        push_skills(skill, repo_id=unique_repo_id, allow_unsafe=True)
+    scanned = run_cli("scan", str(skill), "--allow-unsafe", "--format", "json")
+    assert scanned.code == 1 and secret not in scanned.stdout
+    rules = [f["rule"] for s in scanned.json()["skills"] for f in s["findings"]]
+    assert "symlink" in rules
+
+
+def test_symlink_swapped_in_after_listing_is_not_followed(
+    tmp_path: Path, unique_repo_id: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import upskill_hub.registry.push as push_module
+
+    secret = f"TOP-SECRET-{uuid.uuid4().hex}"
+    (tmp_path / "secret").write_text(secret)
+    name = unique_repo_id.split("/")[1]
+    skill = write_skill(tmp_path / "src", name)
+    real_lstat = os.lstat
+
+    def racing_lstat(path: object, *args: object, **kwargs: object) -> os.stat_result:
+        result = real_lstat(path, *args, **kwargs)  # type: ignore[arg-type]
+        target = Path(str(path))
+        if target.name == "run.py" and not target.is_symlink():
+            target.unlink()  # the swap happens between the check and the copy
+            target.symlink_to(tmp_path / "secret")
+        return result
+
+    monkeypatch.setattr(push_module.os, "lstat", racing_lstat)
+    with pytest.raises(UnsafeSkill):
+        push_skills(skill, repo_id=unique_repo_id, allow_unsafe=True)
+    monkeypatch.undo()
+    with pytest.raises(RepoNotFound):
+        Hub().resolve(unique_repo_id, "main")
+
+
+def test_push_without_a_token_is_one_line(tmp_path: Path, hub_server: object) -> None:
+    skill = write_skill(tmp_path / "src", f"no-token-{uuid.uuid4().hex[:8]}")
+    home = tmp_path / "empty-hf-home"
+    home.mkdir()
+    env = {k: v for k, v in os.environ.items() if k != "HF_TOKEN"}
+    env.update({"HF_HOME": str(home), "PYTHONPATH": str(REPO_ROOT), "COLUMNS": "200"})
+    env.pop("HF_TOKEN_PATH", None)
+    done = subprocess.run(
+        [sys.executable, "-m", "upskill_hub", "push", str(skill)],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 1, done.stderr
+    assert "Traceback" not in done.stderr and "LocalTokenNotFoundError" not in done.stderr
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: ")
+    assert "HF_TOKEN" in lines[0] and "hf auth login" in lines[0]
+
+
+def test_repush_without_changes_says_so(
+    run_cli: Callable[..., CliResult], tmp_path: Path, unique_repo_id: str
+) -> None:
+    name = unique_repo_id.split("/")[1]
+    skill = write_skill(tmp_path, name)
+    first = run_cli("push", str(skill), "--repo", unique_repo_id)
+    assert first.code == 0 and "Pushed" in first.stdout
+    again = run_cli("push", str(skill), "--repo", unique_repo_id)
+    assert again.code == 0, again.stderr
+    assert "No files have been modified" not in again.stderr + again.stdout
+    assert "No changes" in again.stdout and "nothing was committed" in again.stdout
+    pr = run_cli("push", str(skill), "--repo", unique_repo_id, "--create-pr")
+    assert pr.code == 0, pr.stderr
+    assert "no pull request was opened" in pr.stdout
+    assert "No files have been modified" not in pr.stderr
+    assert push_skills(skill, repo_id=unique_repo_id).changed is False
+
+
+def test_existing_tag_is_refused_before_committing(
+    run_cli: Callable[..., CliResult], tmp_path: Path, unique_repo_id: str
+) -> None:
+    name = unique_repo_id.split("/")[1]
+    skill = write_skill(tmp_path, name)
+    first = push_skills(skill, repo_id=unique_repo_id, tag="v1")
+    (skill / "scripts/run.py").write_text("print('v2')\n")
+    again = run_cli("push", str(skill), "--repo", unique_repo_id, "--tag", "v1")
+    assert again.code == 2, again.stderr
+    line = again.stderr.strip().splitlines()[-1]
+    assert "already exists" in line and "new version" in line and "delete" in line
+    assert Hub().resolve(unique_repo_id, "main") == first.commit  # nothing was committed
+    assert Hub().resolve(unique_repo_id, "v1") == first.commit
+
+
+def test_pull_prints_no_progress_bars_without_a_tty(
+    tmp_path: Path, unique_repo_id: str, project: Path
+) -> None:
+    name = unique_repo_id.split("/")[1]
+    push_skills(write_skill(tmp_path, name), repo_id=unique_repo_id)
+    env = {k: v for k, v in os.environ.items() if k != "HF_HUB_DISABLE_PROGRESS_BARS"}
+    env["PYTHONPATH"] = str(REPO_ROOT)
+    for extra in ([], ["--format", "json"]):
+        pulled = subprocess.run(
+            [sys.executable, "-m", "upskill_hub", "pull", unique_repo_id, *extra],
+            cwd=project,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        assert pulled.returncode == 0, pulled.stderr
+        assert "Fetching" not in pulled.stderr and "it/s" not in pulled.stderr, pulled.stderr
+
+
+def test_scan_accepts_allow_unsafe_like_push(
+    run_cli: Callable[..., CliResult], tmp_path: Path
+) -> None:
+    dirty = write_skill(tmp_path, "hidden-one", {"references/x.md": "zero\u200bwidth\n"})
+    assert run_cli("scan", str(dirty)).code == 1
+    allowed = run_cli("scan", str(dirty), "--allow-unsafe", "--format", "json")
+    assert allowed.code == 0 and allowed.json()["ok"] is True

@@ -19,7 +19,9 @@ def register(app: typer.Typer) -> None:
     @hub.command("serve")
     def serve_command(
         host: str = typer.Option("127.0.0.1", "--host", help="Interface to listen on."),
-        port: int = typer.Option(0, "--port", help="Port to listen on; 0 picks a free one."),
+        port: int = typer.Option(
+            0, "--port", min=0, max=65535, help="Port to listen on (0-65535); 0 picks a free one."
+        ),
         data: Path | None = typer.Option(
             None,
             "--data",

@@ -38,6 +38,14 @@ def err_console() -> Console:
     return _err_console
 
 
+def safe(value: object) -> str:
+    """``value`` as text that rich prints literally: markup such as ``[/x]`` or ``[bold]`` in a
+    skill name, a Hub description or a path is escaped, never interpreted (or crashed on)."""
+    from rich.markup import escape
+
+    return escape(str(value))
+
+
 def print_json(data: Any) -> None:
     sys.stdout.write(json.dumps(data, indent=2, ensure_ascii=False, default=str) + "\n")
     sys.stdout.flush()

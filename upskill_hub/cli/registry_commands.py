@@ -11,7 +11,7 @@ from typing import Any
 
 import typer
 
-from upskill_hub.cli.output import OutputFormat, console, err_console, print_json
+from upskill_hub.cli.output import OutputFormat, console, err_console, print_json, safe
 
 FORMAT_OPTION = typer.Option(OutputFormat.text, "--format", help="Output format: text or json.")
 PROJECT_OPTION = typer.Option(
@@ -21,8 +21,29 @@ PROJECT_OPTION = typer.Option(
 )
 FORCE_OPTION = typer.Option(False, "--force", help="Overwrite local edits / name collisions.")
 UNSAFE_OPTION = typer.Option(
-    False, "--allow-unsafe", help="Install even when the security scan reports errors."
+    False,
+    "--allow-unsafe",
+    help="Install even when the security scan reports errors (never escaping paths or links).",
 )
+PUSH_UNSAFE_OPTION = typer.Option(
+    False,
+    "--allow-unsafe",
+    help="Publish even when the security scan reports errors; symlinks, special files and "
+    "escaping paths are refused regardless.",
+)
+SCAN_UNSAFE_OPTION = typer.Option(
+    False,
+    "--allow-unsafe",
+    help="Exit 0 when push --allow-unsafe would accept the skill (symlinks, special files and "
+    "escaping paths still fail).",
+)
+
+
+def _quiet(output_format: OutputFormat) -> None:
+    """No huggingface_hub progress bars with --format json or when stderr is not a terminal."""
+    from upskill_hub.registry.hub import quiet_huggingface_hub
+
+    quiet_huggingface_hub(progress=None if output_format is OutputFormat.text else False)
 
 
 @contextlib.contextmanager
@@ -34,12 +55,15 @@ def _show_refusals() -> Iterator[None]:
         yield
     except ScanRefused as exc:
         for finding in exc.findings:
-            err_console().print(f"  [red]unsafe[/red] {finding}", markup=True, highlight=False)
+            err_console().print(
+                f"  [red]unsafe[/red] {safe(finding)}", markup=True, highlight=False
+            )
         raise
     except ValidationRefused as exc:
         for f in exc.report.errors:
             err_console().print(
-                f"  [red]error[/red] {f.location()} [dim]{f.rule}[/dim] {f.message}",
+                f"  [red]error[/red] {safe(f.location())} [dim]{safe(f.rule)}[/dim] "
+                f"{safe(f.message)}",
                 markup=True,
                 highlight=False,
             )
@@ -48,7 +72,9 @@ def _show_refusals() -> Iterator[None]:
 
 def _warn(lines: list[str]) -> None:
     for line in lines:
-        err_console().print(f"  [yellow]warning[/yellow] {line}", markup=True, highlight=False)
+        err_console().print(
+            f"  [yellow]warning[/yellow] {safe(line)}", markup=True, highlight=False
+        )
 
 
 def push(
@@ -58,12 +84,13 @@ def push(
     tag: str = typer.Option(None, "--tag", help="Tag the commit with this version."),
     message: str = typer.Option(None, "--message", "-m", help="Commit message."),
     create_pr: bool = typer.Option(False, "--create-pr", help="Open a pull request instead."),
-    allow_unsafe: bool = UNSAFE_OPTION,
+    allow_unsafe: bool = PUSH_UNSAFE_OPTION,
     output_format: OutputFormat = FORMAT_OPTION,
 ) -> None:
     """Validate, scan and publish skills to a Hub model repo with a model card."""
     from upskill_hub.registry.push import push_skills
 
+    _quiet(output_format)
     with _show_refusals():
         result = push_skills(
             path,
@@ -79,13 +106,22 @@ def push(
         return
     _warn(result.warnings)
     out = console()
-    out.print(f"Pushed {', '.join(result.skills)} to [bold]{result.repo_id}[/bold]")
-    out.print(f"  commit {result.commit}" + (f"  tag {result.tag}" if result.tag else ""))
-    out.print(
-        f"  {len(result.files)} file(s)"
-        + (f", {len(result.deleted)} removed" if result.deleted else "")
-    )
-    out.print(f"  {result.url}")
+    skills = safe(", ".join(result.skills))
+    if not result.changed:
+        what = "no pull request was opened" if create_pr else "nothing was committed"
+        out.print(
+            f"No changes: [bold]{safe(result.repo_id)}[/bold] already has these files of "
+            f"{skills}; {what}"
+        )
+    else:
+        out.print(f"Pushed {skills} to [bold]{safe(result.repo_id)}[/bold]")
+    out.print(f"  commit {result.commit}" + (f"  tag {safe(result.tag)}" if result.tag else ""))
+    if result.changed:
+        out.print(
+            f"  {len(result.files)} file(s)"
+            + (f", {len(result.deleted)} removed" if result.deleted else "")
+        )
+    out.print(f"  {safe(result.url)}")
 
 
 def pull(
@@ -104,6 +140,7 @@ def pull(
     """Download, check and install skills from a Hub repo; lock the commit."""
     from upskill_hub.registry.pull import pull as run
 
+    _quiet(output_format)
     with _show_refusals():
         report = run(
             spec,
@@ -131,6 +168,7 @@ def install(
     """Restore exactly the commits in upskill-hub.lock."""
     from upskill_hub.registry.pull import install_locked
 
+    _quiet(output_format)
     with _show_refusals():
         report = install_locked(
             requests or [],
@@ -149,12 +187,18 @@ def update(
     project: Path = PROJECT_OPTION,
     output_format: OutputFormat = FORMAT_OPTION,
 ) -> None:
-    """Move skills to the current commit of their ref; edited ones need --force."""
+    """Move skills to the current commit of their ref; edited ones need --force.
+
+    Exits 1 when a locally edited skill was skipped, 0 when every skill is current.
+    """
     from upskill_hub.registry.pull import update as run
 
+    _quiet(output_format)
     with _show_refusals():
         report = run(names or [], force=force, allow_unsafe=allow_unsafe, project_root=project)
     _print_report(report, output_format)
+    if any(s.status == "skipped" for s in report.skills):
+        raise typer.Exit(1)
 
 
 def _print_report(report: Any, output_format: OutputFormat) -> None:
@@ -166,7 +210,7 @@ def _print_report(report: Any, output_format: OutputFormat) -> None:
         out.print("Nothing to do.")
     for s in report.skills:
         _warn(s.warnings)
-        where = ", ".join(s.targets)
+        where = safe(", ".join(s.targets))
         moved = (
             f" (was {s.previous_commit[:12]})"
             if s.previous_commit and s.previous_commit != s.commit
@@ -174,13 +218,14 @@ def _print_report(report: Any, output_format: OutputFormat) -> None:
         )
         colour = {"installed": "green", "unchanged": "dim", "skipped": "yellow"}[s.status]
         out.print(
-            f"[{colour}]{s.status}[/{colour}] [bold]{s.name}[/bold] {s.repo_id}@{s.commit[:12]}"
+            f"[{colour}]{s.status}[/{colour}] [bold]{safe(s.name)}[/bold] "
+            f"{safe(s.repo_id)}@{s.commit[:12]}"
             f"{moved} -> {where}",
             markup=True,
             highlight=False,
         )
         if s.detail:
-            out.print(f"  {s.detail}", highlight=False)
+            out.print(f"  {safe(s.detail)}", highlight=False)
 
 
 def verify(
@@ -198,7 +243,9 @@ def verify(
     else:
         for s in bad:
             for f in s.differing_files():
-                console().print(f"[red]differs[/red] {s.name}: {f}", markup=True, highlight=False)
+                console().print(
+                    f"[red]differs[/red] {safe(s.name)}: {safe(f)}", markup=True, highlight=False
+                )
     raise typer.Exit(1 if bad else 0)
 
 
@@ -222,12 +269,12 @@ def list_skills(
     for s in states:
         state = "ok" if s.clean else ("modified" if s.modified else "missing")
         table.add_row(
-            s.name,
-            s.repo_id + (f":{s.subpath}" if s.subpath else ""),
-            s.ref or "-",
+            safe(s.name),
+            safe(s.repo_id + (f":{s.subpath}" if s.subpath else "")),
+            safe(s.ref or "-"),
             s.commit[:12],
             state,
-            "\n".join(s.targets),
+            safe("\n".join(s.targets)),
         )
     console().print(table)
 
@@ -245,7 +292,7 @@ def remove(
     if output_format is OutputFormat.json:
         print_json({"removed": name, "targets": targets})
     else:
-        console().print(f"Removed {name} ({', '.join(targets) or 'not installed'})")
+        console().print(f"Removed {safe(name)} ({safe(', '.join(targets) or 'not installed')})")
 
 
 def outdated(
@@ -253,26 +300,31 @@ def outdated(
     project: Path = PROJECT_OPTION,
     output_format: OutputFormat = FORMAT_OPTION,
 ) -> None:
-    """Compare each locked commit with the current commit of its ref."""
+    """Compare each locked commit with the current commit of its ref.
+
+    Exits 1 when any skill is outdated (so scripts can test it), 0 when all are up to date.
+    """
     from rich.table import Table
 
     from upskill_hub.registry.pull import outdated as run
 
     rows = run(names or [], project_root=project)
+    stale = any(r.outdated for r in rows)
     if output_format is OutputFormat.json:
         print_json({"skills": [r.to_dict() for r in rows]})
-        return
+        raise typer.Exit(1 if stale else 0)
     table = Table("skill", "repo", "ref", "locked", "current", "")
     for r in rows:
         table.add_row(
-            r.name,
-            r.repo_id,
-            r.ref,
+            safe(r.name),
+            safe(r.repo_id),
+            safe(r.ref),
             r.locked[:12],
             r.current[:12],
             "outdated" if r.outdated else "up to date",
         )
     console().print(table)
+    raise typer.Exit(1 if stale else 0)
 
 
 def search(
@@ -290,11 +342,11 @@ def search(
         print_json({"results": [h.to_dict() for h in hits]})
         return
     if not hits:
-        console().print(f"No agent-skills repos match {query!r}.")
+        console().print(f"No agent-skills repos match {safe(repr(query))}.")
         return
     table = Table("repo", "description", "downloads", "likes")
     for h in hits:
-        table.add_row(h.repo_id, h.description, str(h.downloads), str(h.likes))
+        table.add_row(safe(h.repo_id), safe(h.description), str(h.downloads), str(h.likes))
     console().print(table)
 
 
@@ -311,12 +363,15 @@ def info(
         return
     out = console()
     out.print(
-        f"[bold]{result.repo_id}[/bold] @ {result.commit}"
-        + (f" ({result.ref})" if result.ref else ""),
+        f"[bold]{safe(result.repo_id)}[/bold] @ {result.commit}"
+        + (f" ({safe(result.ref)})" if result.ref else ""),
         highlight=False,
     )
     for s in result.skills:
-        out.print(f"\n[bold]{s.name}[/bold]" + (f"  ({s.subpath}/)" if s.subpath else ""))
+        out.print(
+            f"\n[bold]{safe(s.name)}[/bold]" + (f"  ({safe(s.subpath)}/)" if s.subpath else ""),
+            highlight=False,
+        )
         for key, value in s.frontmatter.items():
             out.print(f"  {key}: {value}", markup=False, highlight=False)
         for path, size in s.files:
@@ -324,13 +379,13 @@ def info(
         for f in s.findings:
             colour = "red" if f.severity == "error" else "yellow"
             out.print(
-                f"  [{colour}]{f.severity}[/{colour}] {f.location}: {f.message} "
-                f"[dim]{f.rule}[/dim]",
+                f"  [{colour}]{f.severity}[/{colour}] {safe(f.location)}: {safe(f.message)} "
+                f"[dim]{safe(f.rule)}[/dim]",
                 markup=True,
                 highlight=False,
             )
         for e in s.validation_errors:
-            out.print(f"  [red]invalid[/red] {e}", markup=True, highlight=False)
+            out.print(f"  [red]invalid[/red] {safe(e)}", markup=True, highlight=False)
         if s.safe and not s.validation_errors:
             out.print("  [green]no scan errors, valid[/green]", markup=True)
 
@@ -342,13 +397,18 @@ def _printable(text: str) -> str:
 
 def scan(
     path: Path = typer.Argument(..., help="A skill folder, or a folder of skills."),
+    allow_unsafe: bool = SCAN_UNSAFE_OPTION,
     output_format: OutputFormat = FORMAT_OPTION,
 ) -> None:
     """Run the security scan on local skills (what push would upload); exit 1 on errors."""
-    from upskill_hub.registry.push import scan_local
+    from upskill_hub.registry.push import NEVER_UPLOADED, scan_local
 
     results = scan_local(path)
-    failed = any(f.severity == "error" for _, findings in results for f in findings)
+    failed = any(
+        f.severity == "error" and (not allow_unsafe or f.rule in NEVER_UPLOADED)
+        for _, findings in results
+        for f in findings
+    )
     if output_format is OutputFormat.json:
         print_json(
             {
@@ -361,12 +421,12 @@ def scan(
         )
     else:
         for skill_path, findings in results:
-            console().print(f"[bold]{skill_path}[/bold]: {len(findings)} finding(s)")
+            console().print(f"[bold]{safe(skill_path)}[/bold]: {len(findings)} finding(s)")
             for f in findings:
                 colour = "red" if f.severity == "error" else "yellow"
                 console().print(
-                    f"  [{colour}]{f.severity}[/{colour}] {f.location}: "
-                    f"{f.message} [dim]{f.rule}[/dim]",
+                    f"  [{colour}]{f.severity}[/{colour}] {safe(f.location)}: "
+                    f"{safe(f.message)} [dim]{safe(f.rule)}[/dim]",
                     markup=True,
                     highlight=False,
                 )

@@ -53,6 +53,8 @@ def _prepare_data_dir(data_dir: Path) -> Path:
 
 
 def _bind(host: str, port: int) -> socket.socket:
+    if not 0 <= port <= 65535:
+        raise UsageError(f"--port {port}: must be between 0 and 65535")
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
     sock = socket.socket(family, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)

@@ -89,13 +89,7 @@ class RepoInfo:
 def search(query: str, *, limit: int = DEFAULT_LIMIT, hub: Hub | None = None) -> list[SearchHit]:
     """Hub model repos tagged ``agent-skills`` whose id matches ``query``."""
     hub = hub or Hub()
-    models = hub.call(
-        lambda: list(
-            hub.api.list_models(filter=SKILLS_TAG, search=query or None, limit=limit, cardData=True)
-        ),
-        repo_id=f"search {query!r}",
-        action="search",
-    )
+    models = hub.search_models(filter=SKILLS_TAG, search=query or None, limit=limit)
     hits: list[SearchHit] = []
     for m in models:
         card = getattr(m, "card_data", None)

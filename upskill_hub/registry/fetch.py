@@ -238,9 +238,27 @@ def enforce_findings(findings: Sequence[ScanFinding], allow_unsafe: bool, where:
         raise ScanRefused(f"{where}: {exc}", errors) from None
 
 
-def check_skill_dir(path: Path, *, limits: ScanLimits, allow_unsafe: bool, where: str) -> list[str]:
-    """Scan and validate a local skill folder; raises ScanRefused / ValidationRefused."""
-    warnings = enforce_findings(scan_tree(path, limits), allow_unsafe, where)
+def check_skill_dir(
+    path: Path,
+    *,
+    limits: ScanLimits,
+    allow_unsafe: bool,
+    where: str,
+    never_allowed: frozenset[str] = frozenset(),
+) -> list[str]:
+    """Scan and validate a local skill folder; raises ScanRefused / ValidationRefused.
+
+    Findings whose rule is in ``never_allowed`` are refused even with ``allow_unsafe``.
+    """
+    findings = scan_tree(path, limits)
+    never = [f for f in findings if f.rule in never_allowed and f.severity == "error"]
+    if never:
+        raise ScanRefused(
+            f"{where}: security scan refused the skill: {never[0]}; --allow-unsafe does not "
+            "override this",
+            never,
+        )
+    warnings = enforce_findings(findings, allow_unsafe, where)
     report = validate_skill(path)
     if not report.valid:
         first = report.errors[0]

@@ -9,7 +9,9 @@ and says what to do. Tokens are never put into messages.
 from __future__ import annotations
 
 import glob
+import logging
 import re
+import sys
 import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
@@ -31,12 +33,19 @@ from huggingface_hub.errors import (
     HfHubHTTPError,
     HFValidationError,
     LocalEntryNotFoundError,
+    LocalTokenNotFoundError,
     OfflineModeIsEnabled,
     RepositoryNotFoundError,
     RevisionNotFoundError,
     RevisionResolutionError,
 )
-from huggingface_hub.hf_api import RepoFile
+from huggingface_hub.hf_api import ModelInfo, RepoFile
+from huggingface_hub.utils import (
+    build_hf_headers,
+    disable_progress_bars,
+    get_session,
+    hf_raise_for_status,
+)
 
 from upskill_hub import __version__
 from upskill_hub.backoff import backoff_delay
@@ -82,6 +91,37 @@ class RemoteFile:
     lfs_sha256: str | None = None
 
 
+class _QuietHfLogs(logging.Filter):
+    """Drop huggingface_hub's own retry chatter and the no-op commit notice.
+
+    We report failures ourselves in one line; "Retrying in 1s [Retry 1/5]" and friends from
+    its HTTP backoff, and "No files have been modified since last commit", are noise to users.
+    """
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if record.funcName == "_http_backoff_base":
+            return False
+        return not record.getMessage().startswith("No files have been modified")
+
+
+_QUIET = _QuietHfLogs()
+
+
+def quiet_huggingface_hub(*, progress: bool | None = None) -> None:
+    """Silence huggingface_hub's retry logs; hide its progress bars unless ``progress``.
+
+    ``progress=None`` shows them only when stderr is a terminal (no tqdm lines in CI logs).
+    """
+    for name in ("huggingface_hub.utils._http", "huggingface_hub.hf_api"):
+        logger = logging.getLogger(name)
+        if _QUIET not in logger.filters:
+            logger.addFilter(_QUIET)
+    if progress is None:
+        progress = sys.stderr.isatty()
+    if not progress and constants.HF_HUB_DISABLE_PROGRESS_BARS is not False:
+        disable_progress_bars()  # HF_HUB_DISABLE_PROGRESS_BARS=0 (asked for bars) wins
+
+
 def parse_spec(spec: str) -> tuple[str, str | None]:
     """Split ``ns/name[@rev]`` into repo id and revision; a malformed id is a UsageError."""
     repo_id, sep, rev = spec.strip().partition("@")
@@ -107,6 +147,7 @@ class Hub:
         self.endpoint = (endpoint or constants.ENDPOINT).rstrip("/")
         self._token = token
         self.retry = retry or RetryPolicy()
+        quiet_huggingface_hub()
         self.api = HfApi(
             endpoint=self.endpoint,
             token=token,
@@ -127,16 +168,22 @@ class Hub:
         repo_id: str,
         revision: str | None = None,
         action: str = "request",
+        retries: bool = True,
     ) -> T:
-        """Run ``fn`` with retries on transient failures; map any Hub failure to a typed error."""
+        """Run ``fn`` with retries on transient failures; map any Hub failure to a typed error.
+
+        Pass ``retries=False`` for huggingface_hub calls that already retry on their own
+        (listings, which go through its ``http_backoff``): stacking both multiplies the wait.
+        """
         attempt = 0
+        attempts = self.retry.attempts if retries else 1
         while True:
             attempt += 1
             try:
                 return fn()
             except Exception as exc:
                 transient, retry_after = _transient(exc)
-                if transient and attempt < self.retry.attempts:
+                if transient and attempt < attempts:
                     time.sleep(self.retry.delay(attempt, retry_after))
                     continue
                 mapped = self.map_error(
@@ -159,6 +206,10 @@ class Hub:
         where = f"{repo_id}@{revision}" if revision else repo_id
         tries = f" after {attempts} attempts" if attempts > 1 else ""
         root = _root_cause(exc)
+        if _in_chain(exc, LocalTokenNotFoundError):
+            return HubError(
+                f"{where}: no Hugging Face token ({action}); set HF_TOKEN or run `hf auth login`"
+            )
         if isinstance(exc, HFValidationError):
             return UsageError(f"{repo_id!r} is not a valid Hub repo id or revision")
         if isinstance(root, RevisionNotFoundError):
@@ -219,6 +270,32 @@ class Hub:
 
     # -- reads ---------------------------------------------------------------------------------
 
+    def search_models(self, *, filter: str, search: str | None, limit: int) -> list[ModelInfo]:
+        """One page of ``GET /api/models`` (what ``HfApi.list_models`` asks, with card data).
+
+        Requested directly so only our retry policy applies: ``list_models`` retries five
+        times on its own (about 23 s against a stopped server) and would stack with ours.
+        """
+        params: dict[str, Any] = {"filter": filter, "limit": limit, "cardData": True}
+        if search:
+            params["search"] = search
+        headers = build_hf_headers(
+            token=self._token, library_name="upskill-hub", library_version=__version__
+        )
+
+        def fetch() -> list[Any]:
+            response = get_session().get(
+                f"{self.endpoint}/api/models", params=params, headers=headers
+            )
+            hf_raise_for_status(response)
+            data = response.json()
+            if not isinstance(data, list):
+                raise HubError(f"{self.endpoint}/api/models: the Hub returned no list")
+            return data
+
+        items = self.call(fetch, repo_id=f"search {search or ''!r}", action="search")
+        return [ModelInfo(**item) for item in items[:limit] if isinstance(item, dict)]
+
     def resolve(self, repo_id: str, revision: str | None, repo_type: str = "model") -> str:
         """The 40-hex commit a branch, tag or commit names (cache fallback when offline)."""
         if revision and COMMIT_RE.fullmatch(revision):
@@ -250,6 +327,7 @@ class Hub:
                 repo_id=repo_id,
                 revision=commit,
                 action="list files",
+                retries=False,  # list_repo_tree retries through huggingface_hub's own backoff
             )
         return [_remote_file(f) for f in cached if isinstance(f, RepoFile)]
 
@@ -317,6 +395,17 @@ def _remote_file(f: RepoFile) -> RemoteFile:
         blob_id=getattr(f, "blob_id", None),
         lfs_sha256=getattr(lfs, "sha256", None) if lfs is not None else None,
     )
+
+
+def _in_chain(exc: BaseException, kind: type[BaseException]) -> bool:
+    seen: set[int] = set()
+    current: BaseException | None = exc
+    while current is not None and id(current) not in seen:
+        if isinstance(current, kind):
+            return True
+        seen.add(id(current))
+        current = current.__cause__ or current.__context__
+    return False
 
 
 def _root_cause(exc: BaseException) -> BaseException:

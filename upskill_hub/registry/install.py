@@ -55,6 +55,8 @@ def _check_targets(name: str, targets: list[Path], previous: LockedSkill | None)
                 f"{target} already exists and is not recorded in {LOCK_FILENAME}; "
                 "use --force to replace it"
             )
+        if target is not targets[0] and _links_to(target, targets[0]):
+            continue  # our own link to the copy being installed (even if it dangles now)
         if target.is_symlink() and not target.is_dir():
             raise LocalModifications(
                 f"{target} is a symlink to {os.readlink(target)}, not an install of skill "
@@ -66,6 +68,18 @@ def _check_targets(name: str, targets: list[Path], previous: LockedSkill | None)
                 f"skill '{name}' was modified locally in {target}: {_describe(changes)}; "
                 "use --force to overwrite"
             )
+
+
+def _links_to(link: Path, canonical: Path) -> bool:
+    """Whether ``link`` is a symlink whose target is ``canonical`` (which may not exist)."""
+    if not link.is_symlink():
+        return False
+    dest = os.path.join(os.path.realpath(link.parent), os.readlink(link))
+    dest = os.path.realpath(dest) if os.path.lexists(dest) else os.path.normpath(dest)
+    wanted = os.path.join(os.path.realpath(canonical.parent), canonical.name)
+    return os.path.normpath(dest) == os.path.normpath(wanted) or (
+        os.path.lexists(wanted) and os.path.realpath(wanted) == dest
+    )
 
 
 def _side_path(target: Path, kind: str) -> Path:

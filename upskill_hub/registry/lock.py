@@ -7,11 +7,14 @@ the project root, or ``~/...`` / absolute for ``--global`` installs.
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import hashlib
 import json
 import os
 import re
 import stat
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any
@@ -20,6 +23,8 @@ from upskill_hub.atomic_io import atomic_write_text
 from upskill_hub.errors import LockError
 
 LOCK_FILENAME = "upskill-hub.lock"
+#: Held with ``flock`` where the project folder itself cannot be (see :func:`locked_project`).
+FLOCK_FILENAME = ".upskill-hub.lock.flock"
 LOCK_VERSION = 1
 REPO_TYPES = ("model", "dataset", "space")
 
@@ -52,6 +57,52 @@ class Lock:
 
 def lock_path(root: Path) -> Path:
     return Path(root) / LOCK_FILENAME
+
+
+def flock_path(root: Path) -> Path:
+    return Path(root) / FLOCK_FILENAME
+
+
+@contextlib.contextmanager
+def locked_project(root: Path) -> Iterator[None]:
+    """Hold an exclusive ``flock`` for the project for the whole block.
+
+    Commands that read the lock, install and write it back (pull, install, update, remove) run
+    inside this so parallel runs in one project wait for each other instead of losing entries.
+    The lock is taken on the project folder itself, so nothing is written (a refused pull
+    leaves the project untouched and there is nothing to gitignore); where a folder cannot be
+    locked, on the side file ``.upskill-hub.lock.flock`` next to the lock file instead. Not
+    re-entrant: a nested call in the same process would wait for itself.
+    """
+    try:
+        fd = os.open(root, os.O_RDONLY | os.O_CLOEXEC | getattr(os, "O_DIRECTORY", 0))
+    except OSError as exc:
+        raise LockError(f"{root}: cannot open the project folder: {exc.strerror}") from exc
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+    except OSError:  # e.g. a filesystem without locks on folders: use the side file
+        os.close(fd)
+        fd = _open_side_file(root)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+        except BaseException:
+            os.close(fd)
+            raise
+    except BaseException:  # Ctrl-C while waiting
+        os.close(fd)
+        raise
+    try:
+        yield
+    finally:
+        os.close(fd)  # closing releases the flock
+
+
+def _open_side_file(root: Path) -> int:
+    path = flock_path(root)
+    try:
+        return os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
+    except OSError as exc:
+        raise LockError(f"{path}: cannot open the lock guard file: {exc.strerror}") from exc
 
 
 def target_entry(path: Path, project_root: Path) -> str:

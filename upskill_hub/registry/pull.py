@@ -28,6 +28,7 @@ from upskill_hub.registry.lock import (
     Lock,
     LockedSkill,
     lock_path,
+    locked_project,
     read_lock,
     target_entry,
     write_lock,
@@ -36,6 +37,13 @@ from upskill_hub.registry.targets import find_project_root, skills_dirs
 
 DEFAULT_REF = "main"
 DEFAULT_WORKERS = 8
+
+
+class _FromFetch:
+    """The ``ref`` default of :func:`_install`: record the ref the skill was fetched by."""
+
+
+_FROM_FETCH = _FromFetch()
 
 
 @dataclass(frozen=True)
@@ -147,7 +155,33 @@ def pull(
 ) -> InstallReport:
     """Fetch ``ns/name[@rev]`` (the named skills, or all), install them and lock the commit."""
     root = project_root_for(project_root)
-    hub = hub or Hub()
+    with locked_project(root):
+        return _pull(
+            root,
+            spec,
+            skills=skills,
+            agents=agents,
+            custom_dir=custom_dir,
+            global_=global_,
+            force=force,
+            allow_unsafe=allow_unsafe,
+            hub=hub or Hub(),
+        )
+
+
+def _pull(
+    root: Path,
+    spec: str,
+    *,
+    skills: Sequence[str] = (),
+    agents: Sequence[str] = (),
+    custom_dir: Path | None = None,
+    global_: bool = False,
+    force: bool = False,
+    allow_unsafe: bool = False,
+    hub: Hub,
+) -> InstallReport:
+    """:func:`pull` with the project lock already held."""
     dirs = skills_dirs(agents, project_root=root, global_=global_, custom_dir=custom_dir)
     lock = read_lock(root)
     fetched = fetch_skills(spec, list(skills) or None, hub=hub, allow_unsafe=allow_unsafe)
@@ -171,12 +205,21 @@ def _install(
     *,
     explicit: bool,
     force: bool,
-    ref: str | None = None,
+    ref: str | _FromFetch | None = _FROM_FETCH,
+    frozen: LockedSkill | None = None,
 ) -> InstalledSkill:
-    """Install one fetched skill where asked (plus where it already was) and record it."""
+    """Install one fetched skill where asked (plus where it already was) and record it.
+
+    ``ref`` is the ref to record (``None`` is the default branch and stays ``None``); by default
+    the ref the skill was fetched by. With ``frozen`` (the locked entry) a lock entry that would
+    differ from it is a LockError, raised before anything is installed.
+    """
     previous = lock.skills.get(fetched.name)
     if previous is not None and previous.repo_id != fetched.repo_id:
         previous = None  # --force over another repo's skill: nothing of it to compare with
+    recorded = fetched.ref if isinstance(ref, _FromFetch) else ref
+    if frozen is not None:
+        _check_frozen(frozen, fetched, recorded)
     known = [p.parent for p in previous.target_paths(root)] if previous else []
     chosen = (dirs if explicit or not known else []) + known
     paths = install_skill(
@@ -186,7 +229,7 @@ def _install(
         name=fetched.name,
         repo_id=fetched.repo_id,
         repo_type="model",
-        ref=fetched.ref if ref is None else ref,
+        ref=recorded,
         commit=fetched.commit,
         subpath=fetched.subpath,
         files=dict(fetched.files),
@@ -224,10 +267,15 @@ def skill_state(root: Path, locked: LockedSkill) -> SkillState:
     """Compare each installed copy of ``locked`` with the hashes in the lock."""
     missing: list[str] = []
     modified: dict[str, list[str]] = {}
+    seen: set[str] = set()
     for entry, path in zip(locked.targets, locked.target_paths(root), strict=True):
         if not path.is_dir():
             missing.append(entry)
             continue
+        real = os.path.realpath(path)
+        if real in seen:
+            continue  # a symlink to a copy already compared: its files are that copy's files
+        seen.add(real)
         changed = modified_files(path, locked)
         if changed:
             modified[entry] = changed
@@ -261,9 +309,10 @@ def verify(project_root: Path | None = None) -> list[SkillState]:
 def remove(name: str, *, force: bool = False, project_root: Path | None = None) -> list[str]:
     """Uninstall ``name`` (every folder and link) and drop it from the lock; its old targets."""
     root = project_root_for(project_root)
-    lock = read_lock(root)
-    targets = list(lock.skills[name].targets) if name in lock.skills else []
-    write_lock(root, remove_skill(name, lock, root, force=force))
+    with locked_project(root):
+        lock = read_lock(root)
+        targets = list(lock.skills[name].targets) if name in lock.skills else []
+        write_lock(root, remove_skill(name, lock, root, force=force))
     return targets
 
 
@@ -313,6 +362,29 @@ def install_locked(
     hub = hub or Hub()
     if frozen and not lock_path(root).is_file():
         raise LockError(f"{lock_path(root)}: missing; --frozen needs a lock file")
+    with locked_project(root):
+        return _install_locked(
+            root,
+            requests,
+            frozen=frozen,
+            force=force,
+            allow_unsafe=allow_unsafe,
+            hub=hub,
+            workers=workers,
+        )
+
+
+def _install_locked(
+    root: Path,
+    requests: Sequence[str],
+    *,
+    frozen: bool,
+    force: bool,
+    allow_unsafe: bool,
+    hub: Hub,
+    workers: int,
+) -> InstallReport:
+    """:func:`install_locked` with the project lock held (the lock is read again under it)."""
     lock = read_lock(root)
     chosen, new_specs = _resolve_requests(lock, requests)
     if frozen and new_specs:
@@ -342,13 +414,30 @@ def install_locked(
             continue
         dirs = [p.parent for p in locked.target_paths(root)] or skills_dirs((), project_root=root)
         report.append(
-            _install(root, lock, done[state.name], dirs, explicit=True, force=force, ref=locked.ref)
+            _install(
+                root,
+                lock,
+                done[state.name],
+                dirs,
+                explicit=True,
+                force=force,
+                ref=locked.ref,
+                frozen=locked if frozen else None,
+            )
         )
     for spec in new_specs:
-        report += pull(
-            spec, force=force, allow_unsafe=allow_unsafe, project_root=root, hub=hub
-        ).skills
+        report += _pull(root, spec, force=force, allow_unsafe=allow_unsafe, hub=hub).skills
     return InstallReport(root, report)
+
+
+def _check_frozen(locked: LockedSkill, fetched: FetchedSkill, ref: str | None) -> None:
+    """--frozen: refuse an install whose lock entry would differ from the locked one."""
+    new = (fetched.repo_id, ref, fetched.commit, fetched.subpath, dict(fetched.files))
+    old = (locked.repo_id, locked.ref, locked.commit, locked.subpath, dict(locked.files))
+    if new != old:
+        fields = ("repo_id", "ref", "commit", "subpath", "files")
+        diff = ", ".join(f for f, a, b in zip(fields, old, new, strict=True) if a != b)
+        raise LockError(f"--frozen: the lock would change: {locked.name}: {diff} differ")
 
 
 def _resolve_requests(lock: Lock, requests: Sequence[str]) -> tuple[list[LockedSkill], list[str]]:
@@ -410,7 +499,14 @@ def update(
     names they are reported as skipped.
     """
     root = project_root_for(project_root)
-    hub = hub or Hub()
+    with locked_project(root):
+        return _update(root, names, force=force, allow_unsafe=allow_unsafe, hub=hub or Hub())
+
+
+def _update(
+    root: Path, names: Sequence[str], *, force: bool, allow_unsafe: bool, hub: Hub
+) -> InstallReport:
+    """:func:`update` with the project lock held."""
     lock = read_lock(root)
     chosen = _locked(lock, names)
     report: list[InstalledSkill] = []

@@ -10,20 +10,28 @@ from __future__ import annotations
 
 import os
 import shutil
+import stat
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from huggingface_hub import CommitOperationAdd, CommitOperationDelete
 
-from upskill_hub.errors import UsageError
+from upskill_hub.errors import HubError, UnsafeSkill, UsageError
 from upskill_hub.registry.card import CardSkill, build_card, results_section
-from upskill_hub.registry.fetch import REPO_FILES, check_skill_dir
+from upskill_hub.registry.fetch import (
+    ESCAPING_RULES,
+    REPO_FILES,
+    ScanRefused,
+    check_skill_dir,
+)
 from upskill_hub.registry.hub import Hub, parse_spec
 from upskill_hub.registry.scan import ScanFinding, ScanLimits, scan_tree
 from upskill_hub.skill import discover_skills, list_files, load_skill
 
 CARD_FILE = "README.md"
+#: Findings ``--allow-unsafe`` never overrides on push: links, special files, escaping paths.
+NEVER_UPLOADED = ESCAPING_RULES | {"symlink", "special-file"}
 
 
 @dataclass(frozen=True)
@@ -39,6 +47,8 @@ class PushResult:
     deleted: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
     pr_url: str | None = None
+    #: False when the repo already held exactly these files: no commit (and no PR) was made.
+    changed: bool = True
 
     def to_dict(self) -> dict[str, str | None]:
         return {"repo_id": self.repo_id, "commit": self.commit, "url": self.url, "tag": self.tag}
@@ -108,8 +118,8 @@ def scan_local(
     with tempfile.TemporaryDirectory(prefix="upskill-scan-") as tmp:
         for index, skill_dir in enumerate(discover_skills(Path(path))):
             staged = Path(tmp) / str(index) / skill_dir.resolve().name
-            _copy_files(skill_dir, staged, list_files(skill_dir))
-            results.append((skill_dir, scan_tree(staged, limits)))
+            skipped = _copy_files(skill_dir, staged, list_files(skill_dir))
+            results.append((skill_dir, skipped + scan_tree(staged, limits)))
     return results
 
 
@@ -121,9 +131,21 @@ def _prepare_all(
     for index, skill_dir in enumerate(dirs):
         skill = load_skill(skill_dir, with_tests=False)
         staged = tmp / str(index) / skill_dir.resolve().name
-        _copy_files(skill_dir, staged, skill.files)
         where = str(skill_dir)
-        warnings += check_skill_dir(staged, limits=limits, allow_unsafe=allow_unsafe, where=where)
+        skipped = _copy_files(skill_dir, staged, skill.files)
+        if skipped:
+            raise ScanRefused(
+                f"{where}: security scan refused the skill: {skipped[0]}; links and special "
+                "files are never uploaded, even with --allow-unsafe",
+                skipped,
+            )
+        warnings += check_skill_dir(
+            staged,
+            limits=limits,
+            allow_unsafe=allow_unsafe,
+            where=where,
+            never_allowed=NEVER_UPLOADED,
+        )
         card = CardSkill(skill.name, skill.description, skill.files, "", skill.license)
         prepared.append(_Prepared(skill.name, "", staged, list(skill.files), card))
     return prepared, warnings
@@ -143,18 +165,49 @@ def _check_unique(prepared: list[_Prepared]) -> None:
         seen.add(p.name)
 
 
-def _copy_files(src: Path, dest: Path, files: list[str]) -> None:
-    """Copy exactly the files that will be uploaded (links kept as links, for the scan)."""
+def _copy_files(src: Path, dest: Path, files: list[str]) -> list[ScanFinding]:
+    """Copy the regular files among ``files`` (the ones that would be uploaded) into ``dest``.
+
+    Symlinks and special files are never staged, so nothing can follow them to content outside
+    the skill; each one is returned as an error finding instead.
+    """
     dest.mkdir(parents=True)
+    skipped: list[ScanFinding] = []
     for rel in files:
         source, target = src / rel, dest / rel
+        st = os.lstat(source)
+        if stat.S_ISLNK(st.st_mode):
+            link = _printable(os.readlink(source))
+            message = f"symlink to {link} (links are never uploaded)"
+            skipped.append(ScanFinding("symlink", "error", message, _printable(rel)))
+            continue
+        if not stat.S_ISREG(st.st_mode):
+            message = "not a regular file or folder (never uploaded)"
+            skipped.append(ScanFinding("special-file", "error", message, _printable(rel)))
+            continue
         target.parent.mkdir(parents=True, exist_ok=True)
-        if source.is_symlink():
-            os.symlink(os.readlink(source), target)
-        else:
-            shutil.copyfile(source, target)
-            if os.stat(source).st_mode & 0o111:
-                os.chmod(target, 0o755)
+        _copy_regular(source, target)
+    return skipped
+
+
+def _copy_regular(source: Path, target: Path) -> None:
+    """Copy one regular file without following a link swapped in since it was listed."""
+    flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
+    try:
+        fd = os.open(source, flags)
+    except OSError as exc:
+        raise UnsafeSkill(f"{source}: cannot read it as a regular file ({exc.strerror})") from exc
+    with os.fdopen(fd, "rb") as fh:
+        mode = os.fstat(fh.fileno()).st_mode
+        if not stat.S_ISREG(mode):
+            raise UnsafeSkill(f"{source}: not a regular file; refusing to upload it")
+        with open(target, "xb") as out:
+            shutil.copyfileobj(fh, out)
+    os.chmod(target, 0o755 if mode & 0o111 else 0o644)
+
+
+def _printable(text: str) -> str:
+    return "".join(c if c.isprintable() else f"\\u{ord(c):04x}" for c in text)
 
 
 def _upload(
@@ -174,7 +227,12 @@ def _upload(
         repo_id=repo_id,
         action="create repo",
     )
-    existing = hub.call(lambda: api.list_repo_files(repo_id), repo_id=repo_id, action="list")
+    existing = hub.call(
+        lambda: api.list_repo_files(repo_id), repo_id=repo_id, action="list", retries=False
+    )
+    if tag:
+        _check_new_tag(hub, repo_id, tag)
+    head = _head(hub, repo_id)
     results = _existing_results(hub, repo_id) if CARD_FILE in existing else None
     card = build_card(repo_id, [p.card for p in prepared], results=results)
     operations: list[CommitOperationAdd | CommitOperationDelete] = [
@@ -184,6 +242,8 @@ def _upload(
     for p in prepared:
         for rel in p.files:
             repo_path = f"{p.subpath}/{rel}" if p.subpath else rel
+            if not stat.S_ISREG(os.lstat(p.staged / rel).st_mode):  # _copy_files made it
+                raise UnsafeSkill(f"{p.staged / rel}: not a regular file; refusing to upload it")
             operations.append(
                 CommitOperationAdd(path_in_repo=repo_path, path_or_fileobj=str(p.staged / rel))
             )
@@ -203,12 +263,17 @@ def _upload(
         action="commit",
     )
     if tag:
-        hub.call(
-            lambda: api.create_tag(repo_id, tag=tag, revision=info.oid, tag_message=message),
-            repo_id=repo_id,
-            revision=tag,
-            action="create tag",
-        )
+        try:
+            hub.call(
+                lambda: api.create_tag(repo_id, tag=tag, revision=info.oid, tag_message=message),
+                repo_id=repo_id,
+                revision=tag,
+                action="create tag",
+            )
+        except HubError as exc:
+            if "(409)" in str(exc):
+                raise _tag_exists(repo_id, tag) from exc
+            raise
     pr_url = getattr(info, "pr_url", None)
     return PushResult(
         repo_id=repo_id,
@@ -220,7 +285,30 @@ def _upload(
         deleted=deleted,
         warnings=warnings,
         pr_url=pr_url,
+        changed=head is None or info.oid != head,
     )
+
+
+def _tag_exists(repo_id: str, tag: str) -> UsageError:
+    return UsageError(
+        f"{repo_id}: tag {tag!r} already exists; push with a new version (--tag) or delete the "
+        f"tag first (hf repos tag delete {repo_id} {tag})"
+    )
+
+
+def _check_new_tag(hub: Hub, repo_id: str, tag: str) -> None:
+    """Refuse before committing when ``tag`` already names a commit of the repo."""
+    refs = hub.call(lambda: hub.api.list_repo_refs(repo_id), repo_id=repo_id, action="list refs")
+    if any(t.name == tag for t in refs.tags):
+        raise _tag_exists(repo_id, tag)
+
+
+def _head(hub: Hub, repo_id: str) -> str | None:
+    """The commit ``main`` is at before the push (None for a repo without one)."""
+    try:
+        return hub.resolve(repo_id, "main")
+    except HubError:
+        return None
 
 
 def _existing_results(hub: Hub, repo_id: str) -> str | None:

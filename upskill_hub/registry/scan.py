@@ -155,6 +155,19 @@ _HIDDEN_KINDS = (
     ("unicode-zero-width", re.compile(f"[{_ZERO_WIDTH}]"), "zero-width character"),
 )
 
+#: Code point ranges of pictographic emoji (what a ZWJ may join in an emoji sequence).
+_EMOJI_RANGES = (
+    (0x1F000, 0x1FAFF),
+    (0x2600, 0x27BF),
+    (0x2300, 0x23FF),
+    (0x2B00, 0x2BFF),
+    (0x2190, 0x21FF),
+    (0x203C, 0x203C),
+    (0x2049, 0x2049),
+    (0x00A9, 0x00A9),
+    (0x00AE, 0x00AE),
+)
+
 _PIPE_TO_SHELL = re.compile(
     r"\b(?:curl|wget)\b[^\n|]*\|\s*(?:(?:\S*/)?(?:sudo|env)(?:\s+-\S+)*\s+)*"
     r"(?:\S*/)?(?:(?:ba|z|da|k)?sh|python[0-9.]*)\b"
@@ -162,6 +175,18 @@ _PIPE_TO_SHELL = re.compile(
     r"(?:curl|wget)\b",
     re.MULTILINE,
 )
+#: PowerShell's ``curl | sh``: ``iwr URL | iex``, ``Invoke-WebRequest ... | Invoke-Expression``,
+#: ``iex (irm URL)``, ``iex (New-Object Net.WebClient).DownloadString(URL)``.
+_PS_DOWNLOAD = (
+    r"(?:iwr|irm|curl|wget|Invoke-WebRequest|Invoke-RestMethod"
+    r"|New-Object\s+(?:System\.)?Net\.WebClient|Start-BitsTransfer)"
+)
+_PS_PIPE_TO_IEX = re.compile(
+    rf"(?<![\w-]){_PS_DOWNLOAD}(?![\w-])[^\n|]*\|\s*(?:&\s*)?(?:iex|Invoke-Expression)(?![\w-])"
+    rf"|(?<![\w-])(?:iex|Invoke-Expression)\s*[(\s]\s*(?:\(\s*|\$\(\s*)?{_PS_DOWNLOAD}(?![\w-])",
+    re.IGNORECASE,
+)
+_PS_HINT = re.compile(r"iex|invoke-expression", re.IGNORECASE)
 _CREDENTIALS = re.compile(
     r"(?:~|\$HOME|\$\{HOME\}|%USERPROFILE%)[/\\]\.(?:ssh|aws|gnupg|kube|docker)\b"
     r"|(?:~|\$HOME|\$\{HOME\})/\.config/gh\b"
@@ -218,11 +243,31 @@ def _grouped(rule: str, severity: Severity, what: str, path: str, lines: list[in
     return ScanFinding(rule, severity, message, path, unique[0])
 
 
+def _is_emoji(char: str) -> bool:
+    return any(lo <= ord(char) <= hi for lo, hi in _EMOJI_RANGES)
+
+
+def _emoji_zwj(text: str, index: int) -> bool:
+    """Whether the ZWJ at ``index`` joins two emoji (👨‍👩‍👧, 🏳️‍🌈): part of the emoji, not hidden."""
+    if text[index] != "\u200d" or index == 0 or index + 1 >= len(text):
+        return False
+    before = index - 1
+    while before > 0 and ("\ufe00" <= text[before] <= "\ufe0f" or _is_skin_tone(text[before])):
+        before -= 1  # variation selectors and skin tones sit between the emoji and the ZWJ
+    return _is_emoji(text[before]) and _is_emoji(text[index + 1])
+
+
+def _is_skin_tone(char: str) -> bool:
+    return 0x1F3FB <= ord(char) <= 0x1F3FF
+
+
 def _hidden_unicode(doc: _Text, path: str) -> Iterator[ScanFinding]:
     if not _HIDDEN.search(doc.text, 1 if doc.text.startswith("\ufeff") else 0):
         return
     for rule, pattern, what in _HIDDEN_KINDS:
         offsets = [m.start() for m in pattern.finditer(doc.text)]
+        if rule == "unicode-zero-width":
+            offsets = [i for i in offsets if not _emoji_zwj(doc.text, i)]
         if offsets and offsets[0] == 0 and doc.text[0] == "\ufeff":
             offsets = offsets[1:]  # a leading byte-order mark is harmless
         if offsets:
@@ -276,11 +321,14 @@ def _html_comments(doc: _Text, path: str) -> Iterator[ScanFinding]:
 
 def _line_rules(doc: _Text, path: str) -> Iterator[ScanFinding]:
     text = doc.text
+    pipes: list[int] = []
     if "curl" in text or "wget" in text:  # cheap pre-checks keep large files fast
-        pipes = [doc.line_of(m.start()) for m in _PIPE_TO_SHELL.finditer(text)]
-        if pipes:
-            what = "downloads a script and pipes it to a shell"
-            yield _grouped("pipe-to-shell", "warning", what, path, pipes)
+        pipes += [doc.line_of(m.start()) for m in _PIPE_TO_SHELL.finditer(text)]
+    if _PS_HINT.search(text):
+        pipes += [doc.line_of(m.start()) for m in _PS_PIPE_TO_IEX.finditer(text)]
+    if pipes:
+        what = "downloads a script and pipes it to a shell"
+        yield _grouped("pipe-to-shell", "warning", what, path, sorted(set(pipes)))
     if any(hint in text for hint in _CREDENTIAL_HINTS):
         creds = [doc.line_of(m.start()) for m in _CREDENTIALS.finditer(text)]
         if creds:
