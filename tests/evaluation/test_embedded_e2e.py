@@ -60,3 +60,11 @@ def test_quickstart_eval_on_the_embedded_model(tmp_path: Path) -> None:
     assert all(s["outcome"] in ("pass", "fail") and s["assertions"] for s in samples)
     assert all(0 < s["output_tokens"] <= 48 for s in samples)
     assert (run_dir / "summary.json").is_file() and (run_dir / "lift.png").stat().st_size > 1000
+
+
+def test_embedded_model_alone_gets_a_shorter_default_reply_limit() -> None:
+    from upskill_hub.evaluation.config import EMBEDDED_MAX_TOKENS, default_max_tokens
+
+    assert default_max_tokens(["local"]) == EMBEDDED_MAX_TOKENS == 384
+    assert default_max_tokens(["local", "openai:gpt-x"]) == 1024
+    assert default_max_tokens(["haiku"]) == 1024

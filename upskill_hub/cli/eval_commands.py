@@ -63,7 +63,7 @@ def _config(
     """Flags over defaults; with --resume, flags over the run's own settings."""
     from dataclasses import replace
 
-    from upskill_hub.evaluation.config import EvalConfig
+    from upskill_hub.evaluation.config import EvalConfig, default_max_tokens
     from upskill_hub.evaluation.resume import config_from_run
     from upskill_hub.evaluation.types import GenerationParams
     from upskill_hub.skill.testcases import read_suite
@@ -77,6 +77,8 @@ def _config(
     elif resume is None and not cases:
         raise UsageError(f"{skill.path}: no test cases (no skill_meta.json); pass --tests FILE")
     params = base.params
+    if resume is None and explicit["max_tokens"] is None:
+        params = replace(params, max_tokens=default_max_tokens(models or base.models))
     param_flags = {k: v for k, v in explicit.items() if k in ("temperature", "max_tokens", "seed")}
     params = replace(params, **{k: v for k, v in param_flags.items() if v is not None})
     params = GenerationParams(
@@ -225,7 +227,11 @@ def eval_command(
     seed: int = typer.Option(None, "--seed", help="Sampling seed, for APIs that take one."),
     timeout: float = typer.Option(120.0, "--timeout", help="Seconds per request before retrying."),
     retries: int = typer.Option(3, "--retries", help="Retries of a failed request (429, 5xx...)."),
-    max_tokens: int = typer.Option(None, "--max-tokens", help="Reply length limit [1024]."),
+    max_tokens: int = typer.Option(
+        None,
+        "--max-tokens",
+        help="Reply length limit [1024; 384 when only the embedded model runs].",
+    ),
     judge_model: str = typer.Option(
         None, "--judge-model", help="Model grading 'judge' assertions (skipped without one)."
     ),

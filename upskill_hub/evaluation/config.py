@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
@@ -38,6 +39,18 @@ class SkillLike(Protocol):
 
     @property
     def skill_md_text(self) -> str: ...
+
+
+#: Reply limit when only the embedded model runs: SmolLM2-135M rambles to whatever limit it is
+#: given, and 384 tokens holds a complete answer to every bundled case.
+EMBEDDED_MAX_TOKENS = 384
+
+
+def default_max_tokens(models: Sequence[str]) -> int:
+    """The reply limit when none is given: 1024, or 384 when every model is ``local``."""
+    if models and all(m.strip().lower() == "local" for m in models):
+        return EMBEDDED_MAX_TOKENS
+    return GenerationParams().max_tokens
 
 
 @dataclass
