@@ -2,16 +2,15 @@
 
 from __future__ import annotations
 
-import asyncio
 import functools
 import inspect
 import time
 from collections.abc import Sequence
+from types import ModuleType
 from typing import Any
 
 from upskill_hub.evaluation.providers import http_errors
-from upskill_hub.evaluation.providers.base import Provider
-from upskill_hub.evaluation.providers.http_errors import display_url
+from upskill_hub.evaluation.providers.sdk_provider import SdkProvider
 from upskill_hub.evaluation.types import Completion, GenerationParams, Message, Usage
 
 
@@ -22,7 +21,7 @@ def _sdk_takes_temperature() -> bool:
     return "temperature" in inspect.signature(AsyncMessages.create).parameters
 
 
-class AnthropicProvider(Provider):
+class AnthropicProvider(SdkProvider):
     """A Claude model. System messages go to ``system``; ``seed`` is never sent (no such option)
     and ``temperature`` only if the installed SDK still has it (anthropic 2.x dropped it): then
     :attr:`unsupported_params` names it and the runner warns that it was not sent.
@@ -33,42 +32,15 @@ class AnthropicProvider(Provider):
     """
 
     key_hint = "set ANTHROPIC_API_KEY to a valid key"
+    id_prefix = "anthropic"
 
-    def __init__(
-        self,
-        model: str,
-        *,
-        model_id: str | None = None,
-        base_url: str | None = None,
-        api_key: str | None = None,
-    ) -> None:
-        self.model = model
-        self.model_id = model_id or f"anthropic:{model}"
-        self.base_url = base_url
-        self._api_key = api_key
-        self._client: Any = None
-        self._client_loop: asyncio.AbstractEventLoop | None = None
+    def _sdk(self) -> ModuleType:
+        import anthropic
 
-    def __repr__(self) -> str:
-        return (
-            f"{type(self).__name__}(model_id={self.model_id!r}, "
-            f"base_url={display_url(self.base_url)!r})"
-        )
+        return anthropic
 
-    def _client_for_loop(self) -> Any:
-        loop = asyncio.get_running_loop()
-        if self._client is None or self._client_loop is not loop:
-            from anthropic import AsyncAnthropic, DefaultAsyncHttpxClient
-
-            self._client = AsyncAnthropic(
-                api_key=self._api_key or "no-key",
-                base_url=self.base_url,
-                max_retries=0,
-                # Never follow a redirect (see OpenAICompatProvider): a 3xx is a final error.
-                http_client=DefaultAsyncHttpxClient(follow_redirects=False),
-            )
-            self._client_loop = loop
-        return self._client
+    def _client_class(self) -> Any:
+        return self._sdk().AsyncAnthropic
 
     @property
     def unsupported_params(self) -> frozenset[str]:
@@ -118,21 +90,3 @@ class AnthropicProvider(Provider):
             model=str(getattr(response, "model", "") or self.model),
             finish_reason=getattr(response, "stop_reason", None),
         )
-
-    def _map_error(self, exc: Exception, timeout: float) -> Exception:
-        import anthropic
-
-        return http_errors.from_sdk_error(
-            anthropic,
-            exc,
-            model_id=self.model_id,
-            timeout=timeout,
-            key_hint=self.key_hint,
-            secret=self._api_key,
-        )
-
-    async def aclose(self) -> None:
-        client, loop = self._client, self._client_loop
-        self._client = self._client_loop = None
-        if client is not None and loop is asyncio.get_running_loop():
-            await client.close()

@@ -2,21 +2,17 @@
 
 from __future__ import annotations
 
-import asyncio
 import time
 from collections.abc import Sequence
+from types import ModuleType
 from typing import Any
 
 from upskill_hub.evaluation.providers import http_errors
-from upskill_hub.evaluation.providers.base import Provider
-from upskill_hub.evaluation.providers.http_errors import display_url
+from upskill_hub.evaluation.providers.sdk_provider import SdkProvider
 from upskill_hub.evaluation.types import Completion, GenerationParams, Message, Usage
 
-# Sent when a server needs no key (local servers); the SDK insists on some value.
-NO_KEY = "no-key"
 
-
-class OpenAICompatProvider(Provider):
+class OpenAICompatProvider(SdkProvider):
     """A model behind ``POST {base_url}/chat/completions``, called through ``openai.AsyncOpenAI``.
 
     ``base_url=None`` means OpenAI itself. The SDK never retries (``max_retries=0``) and never
@@ -25,6 +21,7 @@ class OpenAICompatProvider(Provider):
     """
 
     key_hint = "set OPENAI_API_KEY to a valid key"
+    id_prefix = "openai"
 
     def __init__(
         self,
@@ -34,38 +31,19 @@ class OpenAICompatProvider(Provider):
         base_url: str | None = None,
         api_key: str | None = None,
     ) -> None:
-        self.model = model
-        self.model_id = model_id or f"openai:{model}"
-        self.base_url = base_url
-        self._api_key = api_key
-        self._client: Any = None
-        self._client_loop: asyncio.AbstractEventLoop | None = None
+        super().__init__(model, model_id=model_id, base_url=base_url, api_key=api_key)
         # OpenAI's newer models only take max_completion_tokens; most other servers only the
         # older max_tokens.
         official = base_url is None or "api.openai.com" in base_url
         self._max_tokens_field = "max_completion_tokens" if official else "max_tokens"
 
-    def __repr__(self) -> str:
-        return (
-            f"{type(self).__name__}(model_id={self.model_id!r}, "
-            f"base_url={display_url(self.base_url)!r})"
-        )
+    def _sdk(self) -> ModuleType:
+        import openai
 
-    def _client_for_loop(self) -> Any:
-        loop = asyncio.get_running_loop()
-        if self._client is None or self._client_loop is not loop:
-            from openai import AsyncOpenAI, DefaultAsyncHttpxClient
+        return openai
 
-            self._client = AsyncOpenAI(
-                api_key=self._api_key or NO_KEY,
-                base_url=self.base_url,
-                max_retries=0,
-                # A redirect could lead anywhere, past the checks made on base_url (the Space's
-                # SSRF guard): never follow one; from_sdk_error turns it into a final error.
-                http_client=DefaultAsyncHttpxClient(follow_redirects=False),
-            )
-            self._client_loop = loop
-        return self._client
+    def _client_class(self) -> Any:
+        return self._sdk().AsyncOpenAI
 
     async def complete(self, messages: Sequence[Message], params: GenerationParams) -> Completion:
         client = self._client_for_loop()
@@ -98,21 +76,3 @@ class OpenAICompatProvider(Provider):
             model=str(getattr(response, "model", "") or self.model),
             finish_reason=choices[0].finish_reason,
         )
-
-    def _map_error(self, exc: Exception, timeout: float) -> Exception:
-        import openai
-
-        return http_errors.from_sdk_error(
-            openai,
-            exc,
-            model_id=self.model_id,
-            timeout=timeout,
-            key_hint=self.key_hint,
-            secret=self._api_key,
-        )
-
-    async def aclose(self) -> None:
-        client, loop = self._client, self._client_loop
-        self._client = self._client_loop = None
-        if client is not None and loop is asyncio.get_running_loop():
-            await client.close()
