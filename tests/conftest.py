@@ -11,7 +11,9 @@ Fixtures:
 
 from __future__ import annotations
 
+import atexit
 import os
+import shutil
 import socket
 import tempfile
 import uuid
@@ -29,6 +31,7 @@ def _free_port() -> int:
 
 _HUB_PORT = _free_port()
 _HUB_HOME = Path(tempfile.mkdtemp(prefix="upskill-hub-tests-"))
+atexit.register(shutil.rmtree, _HUB_HOME, ignore_errors=True)
 
 #: The dummy token every client sends (the default server accepts any token).
 HUB_TOKEN = "hf_local_test_token"
