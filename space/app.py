@@ -17,7 +17,11 @@ from upskill_hub.secrets import Redactor
 from upskill_hub.space_support import browse, live, results, tables
 from upskill_hub.space_support import form as forms
 from upskill_hub.space_support.messages import describe_error, log_failure
-from upskill_hub.space_support.settings import SpaceSettings, oauth_available
+from upskill_hub.space_support.settings import (
+    SpaceSettings,
+    local_token_available,
+    sign_in_available,
+)
 from upskill_hub.space_support.skills import DEFAULT_SKILL, bundled_skills, find_skills_dir
 
 HERE = Path(__file__).resolve().parent
@@ -25,6 +29,10 @@ INTRO = """# Does this skill help my model?
 Pick an [Agent Skill](https://agentskills.io) and a model: the skill's test cases run **without**
 the skill (baseline) and **with** it in the prompt, and the **lift** is the difference in pass
 rate, with 95% intervals."""
+#: The "Push results" answer in local mode when this machine has no Hugging Face token.
+NO_LOCAL_TOKEN = (
+    "Sign-in is unavailable locally: set HF_TOKEN or run `hf auth login`, then push again."
+)
 
 
 def _oauth_token(token: gr.OAuthToken | None, settings: SpaceSettings) -> str | None:
@@ -40,7 +48,7 @@ def build_demo(settings: SpaceSettings | None = None, skills_dir: Path | None = 
     gate = live.VisitorGate(settings.per_visitor)
     providers = forms.providers_for(settings)
     first = providers[0]
-    sign_in = oauth_available(settings.hosted)
+    sign_in = sign_in_available(settings)
     key_hint = "used for this run only; never stored or shown"
     if sign_in:
         key_hint += " (Inference Providers: or sign in above)"
@@ -108,6 +116,8 @@ def build_demo(settings: SpaceSettings | None = None, skills_dir: Path | None = 
             return "Run an evaluation first."
         if settings.hosted and (profile is None or oauth is None):
             return "Sign in with Hugging Face to push results to your namespace."
+        if not settings.hosted and not local_token_available():
+            return NO_LOCAL_TOKEN
         try:
             pushed = results.push_run(
                 Path(run_dir),

@@ -182,6 +182,22 @@ def test_outdated_general_cuda_capabilities_form_fails_with_what_is_missing() ->
     assert "missing general.edition" in result.reason
 
 
+def test_a_path_in_both_paths_and_require_is_reported_once() -> None:
+    spec = {
+        "type": "toml",
+        "paths": ["general.name", "kernel.*.src", "general.name"],
+        "require": {"general.name": "mykernel", "general.edition": 5},
+    }
+    result = check(spec, answer(("toml", "[other]\nx = 1\n")))
+    assert result.status == "fail"
+    assert result.reason == (
+        "toml block 1 (line 3): missing general.name; missing kernel.*.src; missing general.edition"
+    )
+    for kind, code in (("json", '{"other": 1}'), ("yaml", "other: 1\n")):
+        reason = check({**spec, "type": kind}, answer((kind, code))).reason
+        assert reason.count("missing general.name") == 1, reason
+
+
 def test_toml_wrong_value_names_found_and_expected() -> None:
     spec = {"type": "toml", "require": {"kernel.*.cuda-capabilities": "9.0"}}
     code = BUILD_TOML.replace('["9.0"]', '["8.0"]')

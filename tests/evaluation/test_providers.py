@@ -468,7 +468,12 @@ def test_missing_key_fails_at_resolve_time(
     monkeypatch.setenv("HF_TOKEN_PATH", str(tmp_path / "token"))
     with pytest.raises(ProviderError) as info:
         resolve_model(spec)
-    assert f"set {env}" in str(info.value) and not info.value.retryable
+    message = str(info.value)
+    assert f"set {env}" in message and not info.value.retryable
+    assert message == f"{canonical_model_id(spec)}: no API key: set {env}" + (
+        " or run `hf auth login`" if env == "HF_TOKEN" else ""
+    )
+    assert "api_key" not in message and "((" not in message and "(or" not in message
     monkeypatch.setenv(env, "some-key")
     assert resolve_model(spec).model_id == canonical_model_id(spec)
 

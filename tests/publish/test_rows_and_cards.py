@@ -149,6 +149,19 @@ def test_card_keeps_metadata_and_earlier_runs(tmp_path: Path) -> None:
     assert card2.count("## Run `") == 2 and card2.count("config_name: summary") == 1
 
 
+def test_card_method_states_the_real_pass_rule(run_folder: Path) -> None:
+    record = read_run(run_folder)
+    card = build_dataset_card(
+        "", record, repo_id="ns/results", split="run_x", rows=summary_rows(record), chart_path=None
+    )
+    method = card.split("### Method", 1)[1]
+    assert "every assertion passes" not in method
+    assert (
+        "A sample passes when no assertion fails or errors and at least one actually ran "
+        "(skipped checks neither pass nor fail)"
+    ) in " ".join(method.split())
+
+
 def test_skill_card_section_and_target(run_folder: Path) -> None:
     record = read_run(run_folder)
     markdown = results_markdown(

@@ -212,8 +212,9 @@ def run_section(
         + " and ".join(f"`{a}`" for a in arms)
         + "): both send the same system prompt and user message; the with-skill arm "
         "appends only the SKILL.md text to the system prompt.",
-        f"- Assertion kinds: {kinds}. A sample passes when every assertion passes; failed "
-        "requests count as errors and are left out of the rates.",
+        f"- Assertion kinds: {kinds}. A sample passes when no assertion fails or errors and "
+        "at least one actually ran (skipped checks neither pass nor fail); failed requests "
+        "count as errors and are left out of the rates.",
         f"- {info.get('runs', '?')} run(s) per case; temperature {params.get('temperature', '?')}"
         f", max tokens {params.get('max_tokens', '?')}, "
         + (f"seed {seed}." if seed is not None else "no seed."),

@@ -99,3 +99,22 @@ def oauth_available(hosted: bool) -> bool:
 
     needed = ("itsdangerous", "authlib") if hosted else ("itsdangerous",)
     return all(importlib.util.find_spec(name) is not None for name in needed)
+
+
+def local_token_available() -> bool:
+    """Whether this machine has a Hugging Face token (``HF_TOKEN`` or a saved ``hf auth login``)."""
+    import huggingface_hub
+
+    return huggingface_hub.get_token() is not None
+
+
+def sign_in_available(settings: SpaceSettings) -> bool:
+    """Whether to show "Sign in with Hugging Face" (and so attach Gradio's OAuth routes).
+
+    On a Space the sign-in is real. Locally Gradio mocks it with the machine's own login and
+    refuses to start without one, so it is offered only when a token is available here; without
+    one the local app starts plain (no login button, no OAuth routes).
+    """
+    if not oauth_available(settings.hosted):
+        return False
+    return settings.hosted or local_token_available()

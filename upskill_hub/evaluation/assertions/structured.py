@@ -150,7 +150,8 @@ class Structured(Assertion):
             problem = _requirement_problem(data, path, expected)
             if problem:
                 found.append(problem)
-        return found
+        # A path listed twice, or in both ``paths`` and ``require``, is reported once.
+        return list(dict.fromkeys(found))
 
     async def check(self, output: str, ctx: CheckContext) -> AssertionResult:
         candidates, why_none = _candidates(self.kind, output)

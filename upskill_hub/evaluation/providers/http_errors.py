@@ -152,8 +152,10 @@ def redirect_error(
     return ProviderError(redact(message, secret), status=status)
 
 
-def missing_key_error(model_id: str, env_var: str) -> ProviderError:
-    return ProviderError(f"{model_id}: no API key: set {env_var} (or pass api_key)")
+def missing_key_error(model_id: str, env_var: str, *, login: str | None = None) -> ProviderError:
+    """``MODEL: no API key: set ENV_VAR`` (``or run `LOGIN``` when a CLI login also works)."""
+    also = f" or run `{login}`" if login else ""
+    return ProviderError(f"{model_id}: no API key: set {env_var}{also}")
 
 
 def from_sdk_error(

@@ -128,7 +128,7 @@ def resolve_model(
 
         key = api_key if base_url else api_key or hf_token()
         if not key and not (base_url or os.environ.get(ROUTER_URL_ENV)):
-            raise http_errors.missing_key_error(parsed.model_id, "HF_TOKEN (or run hf auth login)")
+            raise http_errors.missing_key_error(parsed.model_id, "HF_TOKEN", login="hf auth login")
         return HFRouterProvider(parsed.model, base_url=base_url, api_key=key)
 
     from upskill_hub.evaluation.providers.openai_compat import OpenAICompatProvider
