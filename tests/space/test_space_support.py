@@ -219,6 +219,8 @@ def test_case_table_escapes_outputs_and_shows_ticks() -> None:
         3, 12
     ) and "25.0%" in tables.progress_bar_html(3, 12)
     assert tables.progress_bar_html(0, 0) == ""
+    assert "transition" in tables.progress_bar_html(3, 12)
+    assert "transition" not in tables.progress_bar_html(12, 12, finished=True)  # drawn full
 
 
 def test_summary_rows_show_intervals_lift_and_verdict() -> None:

@@ -208,10 +208,11 @@ def progress_bar_html(done: int, total: int, *, finished: bool = False) -> str:
         return ""
     pct = max(0.0, min(100.0, 100.0 * done / total))
     color = "#1a7f37" if finished else "#ff9d00"
+    # animate while running; the finished bar is drawn full at once (no half-filled "Done")
+    motion = "" if finished else "transition:width .3s"
     return (
         f'<div role="progressbar" aria-label="Evaluation progress" aria-valuemin="0" '
         f'aria-valuemax="{total}" aria-valuenow="{done}" '
         'style="height:10px;border-radius:5px;background:rgba(128,128,128,.25);overflow:hidden">'
-        f'<div style="height:100%;width:{pct:.1f}%;background:{color};'
-        'transition:width .3s"></div></div>'
+        f'<div style="height:100%;width:{pct:.1f}%;background:{color};{motion}"></div></div>'
     )
