@@ -110,7 +110,10 @@ def test_form_maps_providers_to_model_strings() -> None:
     assert plan.model_spec == "m" and plan.config.base_url == "http://127.0.0.1:1/v1"
     assert plan.config.runs == 2 and plan.config.params.temperature == 0.5
     assert plan.config.api_key == "k-123456" and "k-123456" not in repr(plan)
-    assert forms.plan_eval(forms.EvalForm("s", forms.EMBEDDED, ""), local).model_spec == "local"
+    embedded = forms.plan_eval(forms.EvalForm("s", forms.EMBEDDED, ""), local)
+    assert embedded.model_spec == "local"
+    # the CLI's rule: the embedded model alone gets the shorter default reply limit
+    assert embedded.config.params.max_tokens == 384 and plan.config.params.max_tokens == 1024
 
 
 def test_hosted_form_never_falls_back_to_the_spaces_keys() -> None:

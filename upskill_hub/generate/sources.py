@@ -49,7 +49,7 @@ class Source:
         return data
 
 
-def skill_sha256(folder: Path) -> str:
+def source_sha256(folder: Path) -> str:
     """sha256 over SKILL.md, a NUL byte, and skill_meta.json (empty when absent)."""
     digest = hashlib.sha256((folder / SKILL_FILENAME).read_bytes())
     digest.update(b"\0")
@@ -71,6 +71,6 @@ def load_source(path: Path | None, *, trace_budget: int = DEFAULT_TRACE_BUDGET) 
         if not (folder / SKILL_FILENAME).is_file():
             raise UsageError(f"--from {path}: a folder must be a skill (it has no SKILL.md)")
         skill = load_skill(folder)
-        return Source("skill", folder, skill_sha256(folder), skill=skill)
+        return Source("skill", folder, source_sha256(folder), skill=skill)
     trace = read_trace(path)
     return Source("trace", path, trace.sha256, trace=trace, condensed=condense(trace, trace_budget))

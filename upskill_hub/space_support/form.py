@@ -19,7 +19,7 @@ import math
 from dataclasses import dataclass, field
 
 from upskill_hub.errors import UsageError
-from upskill_hub.evaluation.config import EvalConfig
+from upskill_hub.evaluation.config import EvalConfig, default_max_tokens
 from upskill_hub.evaluation.providers.resolve import parse_model
 from upskill_hub.evaluation.types import GenerationParams
 from upskill_hub.space_support.network import Resolver, check_base_url
@@ -160,7 +160,8 @@ def plan_eval(
         concurrency=settings.concurrency,
         params=GenerationParams(
             temperature=_temperature(form.temperature),
-            max_tokens=settings.max_tokens,
+            # the same default reply limit as the CLI (384 for the embedded model alone)
+            max_tokens=min(settings.max_tokens, default_max_tokens([spec])),
             timeout=settings.request_timeout_s,
         ),
         retries=settings.retries,

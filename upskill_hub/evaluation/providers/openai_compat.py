@@ -23,19 +23,12 @@ class OpenAICompatProvider(SdkProvider):
     key_hint = "set OPENAI_API_KEY to a valid key"
     id_prefix = "openai"
 
-    def __init__(
-        self,
-        model: str,
-        *,
-        model_id: str | None = None,
-        base_url: str | None = None,
-        api_key: str | None = None,
-    ) -> None:
-        super().__init__(model, model_id=model_id, base_url=base_url, api_key=api_key)
-        # OpenAI's newer models only take max_completion_tokens; most other servers only the
-        # older max_tokens.
-        official = base_url is None or "api.openai.com" in base_url
-        self._max_tokens_field = "max_completion_tokens" if official else "max_tokens"
+    @property
+    def _max_tokens_field(self) -> str:
+        """OpenAI's newer models only take max_completion_tokens; most other servers only the
+        older max_tokens."""
+        official = self.base_url is None or "api.openai.com" in self.base_url
+        return "max_completion_tokens" if official else "max_tokens"
 
     def _sdk(self) -> ModuleType:
         import openai
