@@ -216,7 +216,9 @@ def _print_report(report: Any, output_format: OutputFormat) -> None:
             if s.previous_commit and s.previous_commit != s.commit
             else ""
         )
-        colour = {"installed": "green", "unchanged": "dim", "skipped": "yellow"}[s.status]
+        colour = {"installed": "green", "copied": "green", "unchanged": "dim", "skipped": "yellow"}[
+            s.status
+        ]
         out.print(
             f"[{colour}]{s.status}[/{colour}] [bold]{safe(s.name)}[/bold] "
             f"{safe(s.repo_id)}@{s.commit[:12]}"

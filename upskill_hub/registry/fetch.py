@@ -146,7 +146,20 @@ def skills_in_listing(files: Sequence[RemoteFile]) -> list[RemoteSkill]:
             if f.path.startswith(prefix) and not is_junk(f.path[len(prefix) :])
         )
         skills.append(RemoteSkill(name=posixpath.basename(d), subpath=d, files=own))
+    _refuse_duplicate_names(skills)
     return skills
+
+
+def _refuse_duplicate_names(skills: Sequence[RemoteSkill]) -> None:
+    """Two folders ``a/x`` and ``b/x`` would install (and lock) as one skill ``x``: refuse."""
+    seen: dict[str, str] = {}
+    for skill in skills:
+        if skill.name in seen:
+            raise InvalidSkill(
+                f"two skills named {skill.name!r} in one repository: {seen[skill.name]} and "
+                f"{skill.subpath}; rename one"
+            )
+        seen[skill.name] = skill.subpath
 
 
 def inspect_repo(spec: str, *, hub: Hub | None = None, repo_type: str = "model") -> RemoteRepo:
@@ -155,7 +168,11 @@ def inspect_repo(spec: str, *, hub: Hub | None = None, repo_type: str = "model")
     repo_id, ref = parse_spec(spec)
     commit = hub.resolve(repo_id, ref, repo_type)
     files = tuple(hub.list_files(repo_id, commit, repo_type))
-    return RemoteRepo(repo_id, ref, commit, tuple(skills_in_listing(files)), files)
+    try:
+        skills = tuple(skills_in_listing(files))
+    except InvalidSkill as exc:
+        raise InvalidSkill(f"{repo_id}@{commit[:12]}: {exc}") from None
+    return RemoteRepo(repo_id, ref, commit, skills, files)
 
 
 def fetch_skills(
@@ -292,7 +309,7 @@ def _stage(
     work = Path(tempfile.mkdtemp(prefix=".stage-", dir=parent))
     try:
         staged = work / name
-        copy_checked(skill, snapshot, staged, limits, where)
+        copy_checked(skill, snapshot, staged, limits, where, allow_unsafe=allow_unsafe)
         warnings = check_skill_dir(staged, limits=limits, allow_unsafe=allow_unsafe, where=where)
         final = parent / name
         files = hash_tree(staged)
@@ -327,14 +344,25 @@ def root_skill_name(snapshot: Path, repo_id: str) -> str:
 
 
 def copy_checked(
-    skill: RemoteSkill, snapshot: Path, dest: Path, limits: ScanLimits, where: str
+    skill: RemoteSkill,
+    snapshot: Path,
+    dest: Path,
+    limits: ScanLimits,
+    where: str,
+    *,
+    allow_unsafe: bool = False,
 ) -> None:
-    """Copy the downloaded files as plain files, refusing any that differ from the listing."""
+    """Copy the downloaded files as plain files, refusing any that differ from the listing.
+
+    The per-file size cap is a scan rule like the others: ``allow_unsafe`` lifts it, as it does
+    on ``push``.
+    """
     base = dest.resolve()
     for f in skill.files:
         src = snapshot / skill.repo_path(f.path)
-        data = _read_capped(src, limits.max_file_bytes + 1, where, f.path)
-        if len(data) > limits.max_file_bytes:
+        cap = -1 if allow_unsafe else limits.max_file_bytes + 1
+        data = _read_capped(src, cap, where, f.path)
+        if not allow_unsafe and len(data) > limits.max_file_bytes:
             raise ScanRefused(
                 f"{where}: {f.path} is larger than {limits.max_file_bytes} bytes",
                 [ScanFinding("file-too-large", "error", "downloaded file over the limit", f.path)],
@@ -360,11 +388,27 @@ def _read_capped(path: Path, cap: int, where: str, rel: str) -> bytes:
 
 
 def _matches_listing(f: RemoteFile, data: bytes) -> bool:
-    if len(data) != f.size and not f.lfs_sha256:
-        return False
+    """Whether downloaded ``data`` is the file the listing names, LFS or not.
+
+    An LFS file is checked by its sha256 when the listing carries it. A listing read back from
+    huggingface_hub's tree cache has no ``lfs`` part, only the git blob id, which for an LFS file
+    is the id of its pointer (``oid sha256:<hex>`` + ``size <n>``), not of the content: so the
+    blob id is compared with both the content's id and the id of the pointer the content would
+    have. Either way size and hash are bound; where the listing came from does not matter.
+    """
     if f.lfs_sha256 and _HEX64.fullmatch(f.lfs_sha256):
         return hashlib.sha256(data).hexdigest() == f.lfs_sha256
     if f.blob_id and _HEX40.fullmatch(f.blob_id):
-        header = f"blob {len(data)}\0".encode()
-        return hashlib.sha1(header + data, usedforsecurity=False).hexdigest() == f.blob_id
-    return True
+        if _git_blob_id(data) == f.blob_id:
+            return True
+        pointer = (
+            "version https://git-lfs.github.com/spec/v1\n"
+            f"oid sha256:{hashlib.sha256(data).hexdigest()}\nsize {len(data)}\n"
+        )
+        return _git_blob_id(pointer.encode()) == f.blob_id
+    return len(data) == f.size
+
+
+def _git_blob_id(data: bytes) -> str:
+    header = f"blob {len(data)}\0".encode()
+    return hashlib.sha1(header + data, usedforsecurity=False).hexdigest()

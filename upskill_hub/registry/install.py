@@ -17,6 +17,7 @@ from pathlib import Path
 
 from upskill_hub.errors import LocalModifications, UnsafeSkill, UsageError
 from upskill_hub.registry.lock import LOCK_FILENAME, Lock, LockedSkill, hash_tree
+from upskill_hub.registry.targets import confinement_problem, is_project_folder
 
 _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
 _SHOWN = 5
@@ -68,6 +69,14 @@ def _check_targets(name: str, targets: list[Path], previous: LockedSkill | None)
                 f"skill '{name}' was modified locally in {target}: {_describe(changes)}; "
                 "use --force to overwrite"
             )
+
+
+def _check_confined(targets: list[Path], project_root: Path, action: str) -> None:
+    """Refuse targets whose folder leaves the project (or HOME) through a symlink."""
+    for target in targets:
+        problem = confinement_problem(target.parent, project_root)
+        if problem:
+            raise UnsafeSkill(f"refusing to {action} {target}: {problem}")
 
 
 def _links_to(link: Path, canonical: Path) -> bool:
@@ -138,15 +147,27 @@ def _mkdirs(folder: Path, created: list[Path]) -> None:
 
 
 def _stage(
-    staged_dir: Path, targets: list[Path], link: bool, created: list[Path], staged: list[Path]
+    staged_dir: Path,
+    targets: list[Path],
+    link: bool,
+    created: list[Path],
+    staged: list[Path],
+    project_root: Path | None,
 ) -> None:
-    """Build each target's replacement next to it, recording paths (and folders made) as it goes."""
+    """Build each target's replacement next to it, recording paths (and folders made) as it goes.
+
+    Targets after the first link to it, but only within one scope: a project folder never
+    becomes a symlink into HOME (nor a user folder one into the project); those get copies.
+    """
     canonical = targets[0]
     for index, target in enumerate(targets):
         _mkdirs(target.parent, created)
         tmp = _side_path(target, "new")
         staged.append(tmp)
-        if index > 0 and link:
+        same_scope = project_root is None or is_project_folder(
+            target, project_root
+        ) == is_project_folder(canonical, project_root)
+        if index > 0 and link and same_scope:
             real_canonical = Path(os.path.realpath(canonical.parent)) / canonical.name
             relative = os.path.relpath(real_canonical, os.path.realpath(target.parent))
             try:
@@ -193,11 +214,14 @@ def install_skill(
     previous: LockedSkill | None,
     force: bool,
     link: bool = True,
+    project_root: Path | None = None,
 ) -> list[Path]:
     """Install ``staged_dir`` as ``<dir>/<name>`` for every dir; returns the installed paths.
 
     Without ``force`` an existing target must be our unmodified install (its files equal
-    ``previous.files``), else :class:`LocalModifications`. Nothing is written before that check.
+    ``previous.files``), else :class:`LocalModifications`. With ``project_root`` every dir must
+    really lie in its scope (see :func:`confinement_problem`), else :class:`UnsafeSkill`.
+    Nothing is written before these checks.
     """
     if not _NAME.fullmatch(name):
         raise UsageError(f"invalid skill name {name!r}")
@@ -212,6 +236,8 @@ def install_skill(
             targets.append(Path(d).absolute() / name)
     if not targets:
         raise UsageError("no skills folder to install into")
+    if project_root is not None:
+        _check_confined(targets, project_root, "install into")
     for target in targets:
         _recover(target)
     if not force:
@@ -219,7 +245,7 @@ def install_skill(
     created: list[Path] = []
     staged: list[Path] = []
     try:
-        _stage(Path(staged_dir), targets, link, created, staged)
+        _stage(Path(staged_dir), targets, link, created, staged, project_root)
         _swap(list(zip(staged, targets, strict=True)))
     except BaseException:
         for tmp in staged:
@@ -243,6 +269,7 @@ def remove_skill(name: str, lock: Lock, project_root: Path, *, force: bool = Fal
         raise UsageError(f"skill {name!r} is not in {LOCK_FILENAME}")
     locked = lock.skills[name]
     paths = [p for p in locked.target_paths(project_root) if os.path.lexists(p)]
+    _check_confined(paths, project_root, "delete")
     if not force:
         for path in paths:
             if path.is_symlink():

@@ -21,6 +21,7 @@ from typing import Any
 
 from upskill_hub.atomic_io import atomic_write_text
 from upskill_hub.errors import LockError
+from upskill_hub.json_input import JsonInputError, parse_json
 
 LOCK_FILENAME = "upskill-hub.lock"
 #: Held with ``flock`` where the project folder itself cannot be (see :func:`locked_project`).
@@ -155,13 +156,11 @@ def read_lock(root: Path) -> Lock:
     except (OSError, UnicodeDecodeError) as exc:
         raise LockError(f"{path}: cannot read lock file: {exc}") from exc
     try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise LockError(
-            f"{path}: invalid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}"
-        ) from exc
+        data = parse_json(text)
+    except JsonInputError as exc:
+        raise LockError(f"{path}: {exc}") from None
     try:
-        return _lock_from_json(data)
+        return _lock_from_json(data, root)
     except ValueError as exc:
         raise LockError(f"{path}: {exc}") from exc
 
@@ -171,7 +170,7 @@ def write_lock(root: Path, lock: Lock) -> None:
     path = lock_path(root)
     try:
         data = _lock_to_json(lock)
-        _lock_from_json(data)
+        _lock_from_json(data, root)
     except ValueError as exc:
         raise LockError(f"{path}: refusing to write an invalid lock: {exc}") from exc
     atomic_write_text(path, json.dumps(data, sort_keys=True, indent=2, ensure_ascii=False) + "\n")
@@ -194,7 +193,7 @@ def _lock_to_json(lock: Lock) -> dict[str, Any]:
     return {"version": LOCK_VERSION, "skills": skills}
 
 
-def _lock_from_json(data: Any) -> Lock:
+def _lock_from_json(data: Any, root: Path) -> Lock:
     if not isinstance(data, dict):
         raise ValueError("top level must be a JSON object")
     if data.get("version") != LOCK_VERSION:
@@ -202,10 +201,12 @@ def _lock_from_json(data: Any) -> Lock:
     skills = data.get("skills", {})
     if not isinstance(skills, dict):
         raise ValueError("'skills' must be an object")
-    return Lock(skills={name: _skill_from_json(name, entry) for name, entry in skills.items()})
+    return Lock(
+        skills={name: _skill_from_json(name, entry, root) for name, entry in skills.items()}
+    )
 
 
-def _skill_from_json(name: str, entry: Any) -> LockedSkill:
+def _skill_from_json(name: str, entry: Any, root: Path) -> LockedSkill:
     where = f"skills.{name}"
     if not isinstance(entry, dict):
         raise ValueError(f"{where} must be an object")
@@ -233,6 +234,7 @@ def _skill_from_json(name: str, entry: Any) -> LockedSkill:
             raise ValueError(f"{where}.files[{rel!r}] must be a sha256 hex digest")
     if not all(isinstance(t, str) and t for t in targets):
         raise ValueError(f"{where}.targets must be a list of non-empty strings")
+    _check_targets(where, name, targets, root)
     return LockedSkill(
         name=name,
         repo_id=repo_id,
@@ -243,6 +245,23 @@ def _skill_from_json(name: str, entry: Any) -> LockedSkill:
         files=dict(sorted(files.items())),
         targets=list(targets),
     )
+
+
+def _check_targets(where: str, name: str, targets: list[str], root: Path) -> None:
+    """Each target must be ``<agent skills folder>/<name>``; anything else refuses the lock.
+
+    A lock is committed to repositories other people clone: a target such as ``~/.bashrc`` or
+    ``../other`` would let ``install --frozen`` write, and ``remove`` delete, anywhere.
+    """
+    from upskill_hub.registry.targets import lock_target_entries
+
+    allowed = lock_target_entries(name, root)
+    for target in targets:
+        if target not in allowed:
+            raise ValueError(
+                f"{where}.targets: {target!r} is not an agent skills folder ending in "
+                f"{name!r} (e.g. .claude/skills/{name}); refusing the whole lock"
+            )
 
 
 _MISSING = object()

@@ -15,7 +15,7 @@ from __future__ import annotations
 import os
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -33,7 +33,7 @@ from upskill_hub.registry.lock import (
     target_entry,
     write_lock,
 )
-from upskill_hub.registry.targets import find_project_root, skills_dirs
+from upskill_hub.registry.targets import find_project_root, is_agent_folder, skills_dirs
 
 DEFAULT_REF = "main"
 DEFAULT_WORKERS = 8
@@ -182,6 +182,13 @@ def _pull(
     hub: Hub,
 ) -> InstallReport:
     """:func:`pull` with the project lock already held."""
+    if custom_dir is not None and not is_agent_folder(custom_dir, root):
+        if agents or global_:
+            raise UsageError(
+                "--dir names a folder that is not an agent's skills folder, so it gets an "
+                "unlocked copy; it cannot be combined with --agent or --global"
+            )
+        return _export(root, spec, custom_dir, skills, force, allow_unsafe, hub)
     dirs = skills_dirs(agents, project_root=root, global_=global_, custom_dir=custom_dir)
     lock = read_lock(root)
     fetched = fetch_skills(spec, list(skills) or None, hub=hub, allow_unsafe=allow_unsafe)
@@ -194,6 +201,40 @@ def _pull(
             )
     explicit = bool(agents) or custom_dir is not None or global_
     done = [_install(root, lock, f, dirs, explicit=explicit, force=force) for f in fetched]
+    return InstallReport(root, done)
+
+
+def _export(
+    root: Path,
+    spec: str,
+    folder: Path,
+    skills: Sequence[str],
+    force: bool,
+    allow_unsafe: bool,
+    hub: Hub,
+) -> InstallReport:
+    """``pull --dir`` into a folder no agent reads: a checked copy, not recorded in the lock.
+
+    The lock only records agents' skills folders (a lock is shared through git, and anything
+    else in it could point an install or a ``remove`` anywhere), so such a copy is the user's
+    to manage, like the output of ``cp``.
+    """
+    fetched = fetch_skills(spec, list(skills) or None, hub=hub, allow_unsafe=allow_unsafe)
+    done = []
+    for f in fetched:
+        paths = install_skill(f.path, f.name, [folder], previous=None, force=force, link=False)
+        note = f"copied to {paths[0]}; not recorded in {LOCK_FILENAME} (not an agent folder)"
+        done.append(
+            InstalledSkill(
+                name=f.name,
+                repo_id=f.repo_id,
+                ref=f.ref,
+                commit=f.commit,
+                status="copied",
+                targets=[str(p) for p in paths],
+                warnings=[*f.warnings, note],
+            )
+        )
     return InstallReport(root, done)
 
 
@@ -223,7 +264,12 @@ def _install(
     known = [p.parent for p in previous.target_paths(root)] if previous else []
     chosen = (dirs if explicit or not known else []) + known
     paths = install_skill(
-        fetched.path, fetched.name, _unique(chosen), previous=previous, force=force
+        fetched.path,
+        fetched.name,
+        _unique(chosen),
+        previous=previous,
+        force=force,
+        project_root=root,
     )
     entry = LockedSkill(
         name=fetched.name,
@@ -398,11 +444,12 @@ def _install_locked(
         )
     todo = [lock.skills[s.name] for s in states if not s.clean or not s.targets]
     fetched = _fetch_parallel(todo, hub, allow_unsafe, workers)
-    changed = [
-        f"{f.name}: {', '.join(_hash_diff(lock.skills[f.name].files, f.files))}"
+    diffs = {
+        f.name: ", ".join(_hash_diff(lock.skills[f.name].files, f.files))
         for f in fetched
         if f.files != lock.skills[f.name].files
-    ]
+    }
+    changed = [f"{name}: {diff}" for name, diff in diffs.items()]
     if frozen and changed:
         raise LockError(f"--frozen: the lock would change: files differ: {'; '.join(changed)}")
     report: list[InstalledSkill] = []
@@ -413,18 +460,24 @@ def _install_locked(
             report.append(InstalledSkill.unchanged(locked))
             continue
         dirs = [p.parent for p in locked.target_paths(root)] or skills_dirs((), project_root=root)
-        report.append(
-            _install(
-                root,
-                lock,
-                done[state.name],
-                dirs,
-                explicit=True,
-                force=force,
-                ref=locked.ref,
-                frozen=locked if frozen else None,
-            )
+        installed = _install(
+            root,
+            lock,
+            done[state.name],
+            dirs,
+            explicit=True,
+            force=force,
+            ref=locked.ref,
+            frozen=locked if frozen else None,
         )
+        if state.name in diffs:
+            note = (
+                f"the files of commit {locked.commit[:12]} do not match the hashes in "
+                f"{LOCK_FILENAME} ({diffs[state.name]}); the lock now records what was "
+                "downloaded (install --frozen refuses this)"
+            )
+            installed = replace(installed, warnings=[*installed.warnings, note])
+        report.append(installed)
     for spec in new_specs:
         report += _pull(root, spec, force=force, allow_unsafe=allow_unsafe, hub=hub).skills
     return InstallReport(root, report)

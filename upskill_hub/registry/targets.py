@@ -78,9 +78,14 @@ AGENTS: dict[str, AgentTarget] = {
 }
 
 
+#: Other names agents go by (``--agent claude-code`` is Claude Code).
+AGENT_ALIASES = {"claude-code": "claude", "gemini-cli": "gemini", "github-copilot": "copilot"}
+
+
 def agent_target(name: str) -> AgentTarget:
     """Look up an agent by name (case-insensitive); unknown names raise :class:`UsageError`."""
     key = name.strip().lower()
+    key = AGENT_ALIASES.get(key, key)
     if key not in AGENTS:
         valid = ", ".join(sorted(AGENTS))
         raise UsageError(f"unknown agent {name!r}; valid agents: {valid}")
@@ -115,6 +120,66 @@ def skills_dirs(
             seen.add(key)
             unique.append(d)
     return unique
+
+
+def lock_target_entries(name: str, project_root: Path) -> set[str]:
+    """Every ``targets`` entry a lock may hold for skill ``name``: ``<agent folder>/<name>``.
+
+    Project folders are recorded relative to the project root (``.claude/skills/NAME``); user
+    folders as ``~/...`` (``~/.claude/skills/NAME``), or where an agent's config-dir variable
+    moves them, as :func:`upskill_hub.registry.lock.target_entry` records that folder.
+    """
+    from upskill_hub.registry.lock import target_entry
+
+    entries: set[str] = set()
+    for agent in AGENTS.values():
+        entries.add(f"{agent.project_dir}/{name}")
+        entries.add(f"{agent.user_dir}/{name}")
+        entries.add(target_entry(agent.user_path() / name, project_root))
+    return entries
+
+
+def is_project_folder(folder: Path, project_root: Path) -> bool:
+    """Whether ``folder`` lies (as written, links not followed) inside the project root."""
+    path = os.path.normpath(Path(folder).expanduser().absolute())
+    root = os.path.normpath(Path(project_root).absolute())
+    return path == root or path.startswith(root.rstrip(os.sep) + os.sep)
+
+
+def is_agent_folder(folder: Path, project_root: Path) -> bool:
+    """Whether ``folder`` is one of the agents' skills folders (project or user)."""
+    path = Path(os.path.normpath(Path(folder).expanduser().absolute()))
+    for agent in AGENTS.values():
+        known = (
+            agent.project_path(project_root),
+            agent.user_path(),
+            Path(agent.user_dir).expanduser(),
+        )
+        if any(path == Path(os.path.normpath(k.absolute())) for k in known):
+            return True
+    return False
+
+
+def confinement_problem(folder: Path, project_root: Path) -> str | None:
+    """Why installing into (or deleting from) ``folder`` would leave its scope, else None.
+
+    A project skills folder must really (symlinks followed) lie inside the project; a user one
+    inside HOME or the agent's configured user folder. A ``.claude/skills`` symlink that points
+    out of a cloned repository is refused here, so the lock never says ``.claude/skills/NAME``
+    while the files went elsewhere.
+    """
+    real = os.path.realpath(Path(folder).expanduser().absolute())
+    if is_project_folder(folder, project_root):
+        scopes = [os.path.realpath(project_root)]
+        what = f"the project ({project_root})"
+    else:
+        scopes = [os.path.realpath(Path.home())]
+        scopes += [os.path.realpath(a.user_path()) for a in AGENTS.values()]
+        what = "your home folder"
+    for scope in scopes:
+        if real == scope or real.startswith(scope.rstrip(os.sep) + os.sep):
+            return None
+    return f"{folder} resolves to {real}, outside {what}"
 
 
 def find_project_root(start: Path) -> Path:
