@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import re
+import asyncio
 from collections.abc import Mapping
 from typing import Any
 
@@ -15,6 +15,11 @@ from upskill_hub.evaluation.assertions.base import (
     str_list_problems,
 )
 from upskill_hub.evaluation.types import AssertionResult
+
+#: A regex check that has not finished after this many seconds is an ``error``.
+REGEX_TIMEOUT_S = 2.0
+#: Outputs longer than this are not searched at all (an ``error`` says so).
+REGEX_MAX_INPUT = 1_000_000
 
 
 class _Substrings(Assertion):
@@ -85,30 +90,54 @@ class NotContains(_Substrings):
         return self.result("pass", f"absent: {_quoted(self.values)}")
 
 
-_FLAGS = {"i": re.IGNORECASE, "m": re.MULTILINE, "s": re.DOTALL, "x": re.VERBOSE}
+_FLAG_NAMES = {"i": "IGNORECASE", "m": "MULTILINE", "s": "DOTALL", "x": "VERBOSE"}
 
 
-def _compile_regex(spec: Mapping[str, Any]) -> re.Pattern[str]:
+def _compile_regex(spec: Mapping[str, Any]) -> Any:
+    """Compile with the ``regex`` package (``re``-compatible syntax, but with time limits).
+
+    A pattern comes from someone else's skill: ``^(a|a)+$`` against 34 a's and a b runs for
+    hours under ``re``, holding the GIL. ``regex`` takes a ``timeout`` and, with
+    ``concurrent=True``, releases the GIL, so a check runs in a worker thread with a deadline.
+    """
+    import regex
+
     flags = 0
     for letter in spec.get("flags", ""):
-        flags |= _FLAGS[letter]
-    return re.compile(spec["pattern"], flags)
+        flags |= getattr(regex, _FLAG_NAMES[letter])
+    return regex.compile(spec["pattern"], flags)
+
+
+def _regex_error() -> type[Exception]:
+    import regex
+
+    return regex.error  # type: ignore[no-any-return]
+
+
+def _count_matches(pattern: Any, output: str, wanted: int) -> int:
+    """Non-overlapping matches, stopping at ``wanted``; TimeoutError past the deadline."""
+    found = 0
+    for _ in pattern.finditer(output, timeout=REGEX_TIMEOUT_S, concurrent=True):
+        found += 1
+        if found >= wanted:
+            break
+    return found
 
 
 class Regex(Assertion):
-    """``{"type": "regex", "pattern": str, "flags": "imsx"?, "count": int = 1}``: ``re.search``
-    finds the pattern at least ``count`` times (non-overlapping)."""
+    """``{"type": "regex", "pattern": str, "flags": "imsx"?, "count": int = 1}``: the pattern
+    is found at least ``count`` times (non-overlapping), within :data:`REGEX_TIMEOUT_S`."""
 
     kind = "regex"
     allowed = frozenset({"type", "pattern", "flags", "count"})
 
     def __init__(self, spec: Mapping[str, Any]) -> None:
         super().__init__(spec)
-        self.pattern: re.Pattern[str] | None
+        self.pattern: Any
         self.error = ""
         try:
             self.pattern = _compile_regex(spec)
-        except re.error as exc:
+        except _regex_error() as exc:
             self.pattern, self.error = None, str(exc)
         self.count = int(spec.get("count", 1))
 
@@ -119,12 +148,12 @@ class Regex(Assertion):
         if not isinstance(pattern, str) or not pattern:
             return [*found, "'pattern' must be a non-empty string"]
         flags = spec.get("flags", "")
-        if not isinstance(flags, str) or set(flags) - set(_FLAGS):
-            found.append(f"'flags' must be a string of letters from {''.join(_FLAGS)!r}")
+        if not isinstance(flags, str) or set(flags) - set(_FLAG_NAMES):
+            found.append(f"'flags' must be a string of letters from {''.join(_FLAG_NAMES)!r}")
         else:
             try:
                 _compile_regex(spec)
-            except re.error as exc:
+            except _regex_error() as exc:
                 found.append(f"invalid regex /{pattern}/: {exc}")
         return found + int_problems(spec, "count", required=False, minimum=1)
 
@@ -134,11 +163,22 @@ class Regex(Assertion):
     async def check(self, output: str, ctx: CheckContext) -> AssertionResult:
         if self.pattern is None:
             return self.result("error", f"invalid regex {self._shown()}: {self.error}")
+        if len(output) > REGEX_MAX_INPUT:
+            return self.result(
+                "error",
+                f"regex {self._shown()} not run: the output has {len(output)} characters, "
+                f"over the {REGEX_MAX_INPUT}-character limit",
+            )
+        try:
+            n = await asyncio.to_thread(_count_matches, self.pattern, output, self.count)
+        except TimeoutError:
+            return self.result(
+                "error", f"regex {self._shown()} ran out of time ({REGEX_TIMEOUT_S:g} s)"
+            )
         if self.count == 1:
-            if self.pattern.search(output):
+            if n:
                 return self.result("pass", f"regex {self._shown()} found")
             return self.result("fail", f"regex {self._shown()} not found")
-        n = sum(1 for _ in self.pattern.finditer(output))
         if n >= self.count:
             return self.result("pass", f"regex {self._shown()} found {n} times")
         return self.result(
