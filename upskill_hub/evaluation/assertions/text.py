@@ -111,7 +111,7 @@ def _compile_regex(spec: Mapping[str, Any]) -> Any:
 def _regex_error() -> type[Exception]:
     import regex
 
-    return regex.error  # type: ignore[no-any-return]
+    return regex.error
 
 
 def _count_matches(pattern: Any, output: str, wanted: int) -> int:
