@@ -14,7 +14,7 @@ import sys
 import time
 from pathlib import Path
 
-from tests.support.llm_servers import constant, openai_server
+from tests.support.llm_servers import constant, last_user_message, openai_server
 from upskill_hub.evaluation.run_dir import read_samples
 
 REPO = Path(__file__).resolve().parents[2]
@@ -72,3 +72,76 @@ def test_catastrophic_regex_is_an_error_within_the_time_limit(tmp_path: Path) ->
         assert check.status == "error" and "ran out of time" in check.reason
     plain = [s for s in samples if s.case_id == "plain"]
     assert all(s.outcome == "pass" for s in plain)
+
+
+SECRET = "aws_secret_access_key = SECRETKEY-DO-NOT-LEAK-1234567890"
+
+
+def _cuda(body: str) -> str:
+    return f"Here you go:\n\n```cuda\n{body}\n__global__ void k(float* x) {{ x[0] = 1.0f; }}\n```\n"
+
+
+def test_nvcc_include_bypasses_never_read_local_files(tmp_path: Path) -> None:
+    secret = tmp_path / "home" / ".aws" / "credentials"
+    secret.parent.mkdir(parents=True)
+    secret.write_text(SECRET + "\n", encoding="utf-8")
+    rel = os.path.relpath(secret, tempfile_root())
+    payloads = {
+        "macro": f'#define P "{secret}"\n#include P',
+        "comment": f'#/**/include "{secret}"',
+        "splice": f'#inc\\\nlude "{secret}"',
+        "digraph": f'%:include "{secret}"',
+        "relative": f'#include "{rel}"',
+        "angle": f"#include <{secret}>",
+        "ok": "#include <cstdio>",
+    }
+
+    def responder(request: dict) -> str:
+        asked = last_user_message(request)
+        key = next(k for k in payloads if f"[{k}]" in asked)
+        return _cuda(payloads[key])
+
+    check = {"type": "compiles", "arch": "sm_90"}
+    tests = [
+        {"id": key, "input": f"Write a kernel [{key}].", "assertions": [check]} for key in payloads
+    ]
+    skill = _skill(tmp_path, tests)
+    with openai_server(responder) as srv:
+        done = _eval(skill, srv.base_url, tmp_path / "runs", "--runs", "1")
+    assert done.stdout.strip(), done.stderr
+    run_dir = Path(json.loads(done.stdout)["run_dir"])
+    written = "".join(
+        p.read_text(errors="replace")
+        for p in run_dir.rglob("*")
+        if p.is_file() and p.suffix != ".png"
+    )
+    assert "SECRETKEY" not in written and "SECRETKEY" not in done.stdout + done.stderr
+    samples = read_samples(run_dir / "samples.jsonl")
+    by_case = {(s.case_id, s.arm): s.assertions[0] for s in samples}
+    for (case, _arm), result in by_case.items():
+        if case == "ok":
+            assert result.status == "pass", result.reason
+        else:
+            assert result.status == "fail", (case, result.reason)
+            assert "refused" in result.reason or "failed" in result.reason, (case, result.reason)
+
+
+def tempfile_root() -> str:
+    import tempfile
+
+    return os.path.realpath(tempfile.gettempdir()) + "/upskill-nvcc-x"
+
+
+def test_nvcc_including_dev_zero_is_bounded() -> None:
+    import asyncio
+
+    from upskill_hub.evaluation.assertions import build_assertion
+    from upskill_hub.evaluation.assertions.base import CheckContext
+    from upskill_hub.skill.testcases import TestCase
+
+    check = build_assertion({"type": "compiles", "timeout": 30})
+    ctx = CheckContext(case=TestCase(id="z", input="x"), output_tokens=1)
+    started = time.monotonic()
+    result = asyncio.run(check.check(_cuda("#include </dev/zero>"), ctx))
+    assert time.monotonic() - started < 30
+    assert result.status in ("fail", "error") and "zero" not in result.reason.replace("/dev/", "")

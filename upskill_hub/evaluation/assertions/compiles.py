@@ -11,21 +11,31 @@ Spec: ``{"type": "compiles", "language": "cuda" | "cpp" = "cuda", "arch": "sm_90
 * Flags come from test files, which come from the Hub: only an allow-list (optimisation,
   language standard, defines, warnings, relaxed-constexpr/lambda, rdc, register caps, gencode)
   is accepted, so no spec can add ``--run``, ``-o``, ``-ccbin`` or ``-Xcompiler`` options.
-  Code that ``#include``s an absolute or ``..`` path is refused (compiler errors would quote it).
+* Includes are decided on the preprocessed source, not by reading the code: ``nvcc -E`` runs
+  first, and any line marker naming a file outside the temp dir and the CUDA toolkit / system
+  include folders refuses the check (macros, ``#/**/include``, line splices and ``%:include``
+  all show up there). A reason only quotes diagnostics about the answer's own file, never text
+  from elsewhere (compile errors can quote an included file's lines, e.g. credentials).
+* Both nvcc steps run under limits: address space, file size, CPU time, wall time, and at most
+  64 KiB of captured output (``#include </dev/zero>`` would otherwise ask for gigabytes).
 * Results are cached in-process by sha256 of (nvcc path, language, arch, flags, code).
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import glob
 import hashlib
 import os
 import re
 import shutil
 import signal
 import subprocess
+import sys
 import tempfile
 import threading
+import time
 from collections.abc import Mapping
 from typing import Any
 
@@ -52,7 +62,23 @@ _SAFE_FLAGS = [
         r"--resource-usage|-res-usage|--ptxas-options=-v|-Xptxas=-v",
     )
 ]
-_UNSAFE_INCLUDE = re.compile(r'^\s*#\s*include\s*[<"](/|[^">]*\.\.)', re.MULTILINE)
+#: Limits for each nvcc step: address space, largest file written, CPU seconds, output kept.
+MEMORY_LIMIT = 4 << 30
+FILE_SIZE_LIMIT = 256 << 20
+OUTPUT_LIMIT = 64 << 10
+#: Folders whose headers a compile may read, besides its temp dir and the CUDA toolkit.
+SYSTEM_INCLUDE_DIRS = ("/usr/include", "/usr/lib/gcc", "/usr/local/include")
+_LINE_MARKER = re.compile(rb'^#(?:line)?\s*\d+\s+"((?:[^"\\]|\\.)*)"', re.MULTILINE)
+_PSEUDO_FILES = {"<built-in>", "<command-line>", "<command line>", "<stdin>"}
+_LIMITED = (
+    "import os, resource, sys\n"
+    "mem, fsize, cpu = (int(v) for v in sys.argv[1:4])\n"
+    "resource.setrlimit(resource.RLIMIT_AS, (mem, mem))\n"
+    "resource.setrlimit(resource.RLIMIT_FSIZE, (fsize, fsize))\n"
+    "resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu))\n"
+    "resource.setrlimit(resource.RLIMIT_CORE, (0, 0))\n"
+    "os.execv(sys.argv[4], sys.argv[4:])\n"
+)
 _CUDA_TAGS, _CPP_TAGS = {"cuda", "cu"}, {"cpp", "c++", "cxx", "cc"}
 
 _cache: dict[str, tuple[AssertionStatus, str]] = {}
@@ -90,35 +116,101 @@ def _error_summary(text: str, workdir: str) -> str:
     return " | ".join(shown) + more if shown else "no compiler output"
 
 
+def _toolkit_dirs(nvcc: str) -> list[str]:
+    """The CUDA toolkit folders nvcc reads headers from (its own, CUDA_HOME, /usr/local/cuda*)."""
+    found = [os.path.dirname(os.path.dirname(os.path.realpath(nvcc)))]
+    found += [os.environ[v] for v in ("CUDA_HOME", "CUDA_PATH") if os.environ.get(v)]
+    found += glob.glob("/usr/local/cuda*") + glob.glob("/opt/cuda*")
+    return [os.path.realpath(d) for d in found]
+
+
+def _inside(path: str, folders: list[str]) -> bool:
+    return any(path == f or path.startswith(f.rstrip(os.sep) + os.sep) for f in folders)
+
+
+def outside_files(preprocessed: bytes, workdir: str, allowed: list[str]) -> list[str]:
+    """Files named by line markers that lie outside ``workdir`` and the ``allowed`` folders."""
+    outside: set[str] = set()
+    for match in _LINE_MARKER.finditer(preprocessed):
+        raw = match.group(1).decode("utf-8", "replace")
+        name = re.sub(r"\\(.)", r"\1", raw)
+        if name in _PSEUDO_FILES:
+            continue
+        real = os.path.realpath(os.path.join(workdir, name))
+        if not _inside(real, [workdir, *allowed]):
+            outside.add(name)
+    return sorted(outside)
+
+
+def _limited_run(
+    nvcc: str, args: list[str], workdir: str, timeout: float
+) -> tuple[int | None, str]:
+    """Run ``nvcc ARGS`` in ``workdir`` under the limits; (exit code or None on timeout, output)."""
+    log = os.path.join(workdir, ".nvcc-output")
+    limits = [str(MEMORY_LIMIT), str(FILE_SIZE_LIMIT), str(int(timeout) + 1)]
+    cmd = [sys.executable, "-S", "-c", _LIMITED, *limits, nvcc, *args]
+    with open(log, "wb") as out:
+        proc = subprocess.Popen(
+            cmd,
+            cwd=workdir,
+            stdin=subprocess.DEVNULL,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+        try:
+            code: int | None = proc.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            code = None
+        finally:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+    with open(log, "rb") as fh:
+        text = fh.read(OUTPUT_LIMIT).decode("utf-8", "replace")
+    return code, text
+
+
+def _own_lines(text: str, source: str) -> str:
+    """Only the diagnostics that point into the answer's own file."""
+    return "\n".join(ln for ln in text.splitlines() if ln.startswith((source + ":", source + "(")))
+
+
 def _run_nvcc(
     nvcc: str, args: list[str], source: str, code: str, timeout: float
 ) -> tuple[AssertionStatus, str, bool]:
-    """Compile once; returns (status, reason, cacheable). Timeouts and OS errors aren't cached."""
-    with _slots, tempfile.TemporaryDirectory(prefix="upskill-nvcc-") as workdir:
+    """Preprocess, check includes, compile; (status, reason, cacheable). Timeouts aren't cached."""
+    shown = " ".join(["nvcc", *args])
+    with _slots, tempfile.TemporaryDirectory(prefix="upskill-nvcc-") as tmp:
+        workdir = os.path.realpath(tmp)
         with open(os.path.join(workdir, source), "w", encoding="utf-8") as fh:
             fh.write(code)
-        cmd = [nvcc, *args, "-c", source, "-o", "k.o"]
+        deadline = time.monotonic() + timeout
         try:
-            proc = subprocess.Popen(
-                cmd,
-                cwd=workdir,
-                stdin=subprocess.DEVNULL,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.STDOUT,
-                text=True,
-                errors="replace",
-                start_new_session=True,
-            )
+            rc, out = _limited_run(nvcc, [*args, "-E", source, "-o", "k.ii"], workdir, timeout)
         except OSError as exc:
-            return "error", f"cannot run nvcc: {exc}", False
-        try:
-            out, _ = proc.communicate(timeout=timeout)
-        except subprocess.TimeoutExpired:
-            os.killpg(proc.pid, signal.SIGKILL)
-            proc.communicate()
+            return "error", f"cannot run nvcc: {exc.strerror}", False
+        if rc is None:
             return "error", f"nvcc timed out after {timeout:g} s", False
-        shown = " ".join(["nvcc", *args])
-        if proc.returncode == 0:
+        if rc != 0:
+            own = _own_lines(out, source)
+            return "fail", f"`{shown} -E` failed: {_error_summary(own, workdir)}", True
+        with open(os.path.join(workdir, "k.ii"), "rb") as fh:
+            preprocessed = fh.read()
+        allowed = _toolkit_dirs(nvcc) + [os.path.realpath(d) for d in SYSTEM_INCLUDE_DIRS]
+        outside = outside_files(preprocessed, workdir, allowed)
+        if outside:
+            return (
+                "fail",
+                f"refused: the code includes {len(outside)} file(s) outside the CUDA toolkit "
+                "and system include folders",
+                True,
+            )
+        left = max(1.0, deadline - time.monotonic())
+        rc, out = _limited_run(nvcc, [*args, "-c", source, "-o", "k.o"], workdir, left)
+        if rc is None:
+            return "error", f"nvcc timed out after {timeout:g} s", False
+        if rc == 0:
             return "pass", f"compiled with `{shown}`", True
         return "fail", f"`{shown}` failed: {_error_summary(out, workdir)}", True
 
@@ -161,8 +253,6 @@ class Compiles(Assertion):
         block = pick_block(output, language)
         if block is None:
             return self.result("fail", f"no {'CUDA' if language == 'cuda' else 'C++'} code block")
-        if _UNSAFE_INCLUDE.search(block.code):
-            return self.result("fail", "refused: #include of an absolute or parent-directory path")
         nvcc = shutil.which("nvcc")
         if nvcc is None:
             return self.result("skipped", "skipped: nvcc not found")
