@@ -22,7 +22,12 @@ from upskill_hub.space_support.settings import (
     local_token_available,
     sign_in_available,
 )
-from upskill_hub.space_support.skills import DEFAULT_SKILL, bundled_skills, find_skills_dir
+from upskill_hub.space_support.skills import (
+    DEFAULT_SKILL,
+    bundled_skills,
+    find_skills_dir,
+    visitor_hub,
+)
 
 HERE = Path(__file__).resolve().parent
 INTRO = """# Does this skill help my model?
@@ -131,19 +136,21 @@ def build_demo(settings: SpaceSettings | None = None, skills_dir: Path | None = 
             return f"⚠ {describe_error(exc, redactor)}"
         return f"✓ Results pushed to [{pushed.repo_id}]({pushed.url})"
 
-    def search_skills(query: str) -> tuple[Any, str]:
+    def search_skills(query: str, token: gr.OAuthToken | None = None) -> tuple[Any, str]:
         try:
-            rows = browse.search_rows(query)
+            hub = visitor_hub(settings.hosted, _oauth_token(token, settings))
+            rows = browse.search_rows(query, hub=hub)
         except Exception as exc:
             log_failure("searching skills", exc, Redactor())
             return [], f"⚠ {describe_error(exc)}"
         return rows, (f"{len(rows)} skill repo(s) found." if rows else "No skills found.")
 
-    def show_skill(repo_id: str) -> str:
+    def show_skill(repo_id: str, token: gr.OAuthToken | None = None) -> str:
         if not (repo_id or "").strip():
             return "Enter a repo id (namespace/name), or pick a search result."
         try:
-            return browse.skill_page(repo_id.strip()).markdown
+            hub = visitor_hub(settings.hosted, _oauth_token(token, settings))
+            return browse.skill_page(repo_id.strip(), hub=hub).markdown
         except Exception as exc:
             log_failure("showing a skill", exc, Redactor())
             return f"⚠ {describe_error(exc)}"

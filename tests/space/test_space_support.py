@@ -56,6 +56,8 @@ def test_hosted_mode_is_detected_from_space_id(tmp_path: Path) -> None:
         "https://100.64.0.1/v1",
         "https://169.254.169.254/latest/meta-data",
         "https://[fe80::1]/v1",
+        "https://[fec0::1]/v1",
+        "https://[feff:ffff::1]/v1",
         "https://[::ffff:127.0.0.1]/v1",
         "https://0.0.0.0/v1",
         "https://metadata.google.internal/v1",
@@ -186,9 +188,15 @@ def test_visitor_gate_caps_concurrent_runs() -> None:
     gate.leave("a")
     assert gate.try_enter("a")
     assert visitor_id("ann", None, "1.2.3.4", "s") == "user:ann"
-    assert (
-        visitor_id(None, {"x-forwarded-for": "5.6.7.8, 10.0.0.1"}, "10.0.0.1", "s") == "ip:5.6.7.8"
-    )
+    # the proxy appends the address it saw; whatever the client put first is its own claim
+    assert visitor_id(None, {"x-forwarded-for": "5.6.7.8"}, "10.0.0.1", "s") == "ip:5.6.7.8"
+    spoofed = [
+        visitor_id(None, {"x-forwarded-for": f"{fake}, 5.6.7.8"}, "10.0.0.1", "s")
+        for fake in ("1.1.1.1", "2.2.2.2", "3.3.3.3, 4.4.4.4")
+    ]
+    assert spoofed == ["ip:5.6.7.8"] * 3  # one visitor, however many addresses it claims
+    gate = VisitorGate(1)
+    assert gate.try_enter(spoofed[0]) and not gate.try_enter(spoofed[1])
     assert visitor_id(None, {}, None, "s") == "session:s"
 
 

@@ -60,10 +60,16 @@ class VisitorGate:
 def visitor_id(
     username: str | None, headers: dict[str, str] | None, client_host: str | None, session: str
 ) -> str:
-    """Who is asking: the signed-in user, else the first forwarded address, else the client."""
+    """Who is asking: the signed-in user, else the address the Space's proxy saw, else the client.
+
+    ``X-Forwarded-For`` is a list each proxy appends to: its first entries are whatever the
+    client sent (anyone can claim any address there), only the last is added by the proxy in
+    front of the Space. So the per-visitor cap keys on the last hop.
+    """
     if username:
         return f"user:{username}"
-    forwarded = ((headers or {}).get("x-forwarded-for") or "").split(",")[0].strip()
+    hops = [h.strip() for h in ((headers or {}).get("x-forwarded-for") or "").split(",")]
+    forwarded = next((h for h in reversed(hops) if h), "")
     if forwarded:
         return f"ip:{forwarded}"
     if client_host:

@@ -60,6 +60,8 @@ def blocked_reason(address: str) -> str | None:
         return "a loopback address"
     if ip.is_link_local:
         return "a link-local address (cloud metadata lives there)"
+    if isinstance(ip, ipaddress.IPv6Address) and ip.is_site_local:
+        return "a site-local address (deprecated private IPv6 range fec0::/10)"
     if ip.is_unspecified:
         return "an unspecified address"
     if ip.is_multicast:

@@ -11,9 +11,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from upskill_hub.errors import SkillNotFound, UsageError
 from upskill_hub.skill import Skill, discover_skills, load_skill
+
+if TYPE_CHECKING:
+    from upskill_hub.registry.hub import Hub
 
 DEFAULT_SKILL = "kernel-builder-cuda-kernels"
 
@@ -45,6 +49,18 @@ def bundled_skills(skills_dir: Path | None) -> dict[str, Path]:
     return {name: found[name] for name in ordered}
 
 
+def visitor_hub(hosted: bool, token: str | None) -> Hub:
+    """The Hub client for one visitor's request.
+
+    Hosted, every call carries the visitor's sign-in token or none at all (``token=False``: not
+    even the Space's own ``HF_TOKEN``), so a visitor sees exactly what the Hub shows them.
+    Locally it is the machine's own login.
+    """
+    from upskill_hub.registry.hub import Hub
+
+    return Hub(token=(token or False) if hosted else None)
+
+
 def load_choice(
     choice: str, bundled: dict[str, Path], *, hosted: bool, token: str | None = None
 ) -> ChosenSkill:
@@ -59,11 +75,10 @@ def load_choice(
             "(namespace/name[@revision])"
         )
     from upskill_hub.registry.fetch import SeveralSkills, fetch_skill
-    from upskill_hub.registry.hub import Hub, parse_spec
+    from upskill_hub.registry.hub import parse_spec
 
     parse_spec(text)  # UsageError for a malformed id, before any request
-    # Hosted: the visitor's token or none (False: not even the Space's HF_TOKEN).
-    hub = Hub(token=(token or False) if hosted else None)
+    hub = visitor_hub(hosted, token)
     try:
         fetched = fetch_skill(text, hub=hub)
     except SeveralSkills as exc:
