@@ -93,6 +93,41 @@ def take_revision(segments: list[str]) -> tuple[str, list[str]]:
     return segments[0], segments[1:]
 
 
+#: The largest request body read (an NDJSON commit carries regular files base64-encoded).
+MAX_BODY_BYTES = 256 << 20
+#: Content types a web page may send cross-site without a CORS preflight.
+_FORM_TYPES = ("text/plain", "application/x-www-form-urlencoded", "multipart/form-data")
+
+
+def _check_write_request(request: Request, authorized: bool, anonymous: bool) -> None:
+    """Refuse a write before its body is read: no/wrong token, or a browser form's type."""
+    if not authorized:
+        message = (
+            "Unauthorized: writes need a token (Authorization: Bearer ...)"
+            if anonymous
+            else "Invalid credentials in Authorization header"
+        )
+        raise HubApiError(401, message)
+    kind = request.headers.get("content-type", "").split(";")[0].strip().lower()
+    if kind in _FORM_TYPES:
+        raise HubApiError(415, f"Unsupported content type {kind!r}: send JSON or NDJSON")
+
+
+async def read_body(request: Request, limit: int = MAX_BODY_BYTES) -> bytes:
+    """The request body, refusing (413) more than ``limit`` bytes without reading them all."""
+    declared = request.headers.get("content-length", "")
+    if declared.isdigit() and int(declared) > limit:
+        raise HubApiError(413, f"Request body over {limit} bytes")
+    chunks: list[bytes] = []
+    received = 0
+    async for chunk in request.stream():
+        received += len(chunk)
+        if received > limit:
+            raise HubApiError(413, f"Request body over {limit} bytes")
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
 def split_raw_path(raw_path: bytes) -> list[str]:
     text = raw_path.decode("latin-1")
     parts = [unquote(p) for p in text.split("/")[1:]]
@@ -104,18 +139,21 @@ def split_raw_path(raw_path: bytes) -> list[str]:
 def create_app(data_dir: Path, token: str | None = None) -> Starlette:
     """A Starlette app serving the Hub API from ``data_dir``.
 
-    A local stand-in for offline work, CI and tests; NOT a Hub replacement. With ``token`` set,
-    only ``Authorization: Bearer <token>`` may write or read private repos; without it any
-    request may write and any request carrying a token may read private repos.
+    A local stand-in for offline work, CI and tests; NOT a Hub replacement. Like the Hub, every
+    write needs ``Authorization: Bearer <token>`` (401 without one); with ``token`` set only that
+    token may write or read private repos, without it any token may. A write is refused before
+    its body is read: no token, a browser form's content type (``text/plain``, form data: what
+    any web page may post cross-site), or a body over :data:`MAX_BODY_BYTES`.
     """
     from upskill_hub.hub_server import file_api, repo_api
 
     store = HubStore(Path(data_dir))
+    uploads = file_api.UploadGrants()
 
     def is_authorized(header: str) -> tuple[bool, bool]:
         anonymous = not header.lower().startswith("bearer ") or not header[7:].strip()
         if token is None:
-            return True, anonymous
+            return not anonymous, anonymous
         ok = hmac.compare_digest(header.encode(), f"Bearer {token}".encode())
         return ok, anonymous
 
@@ -125,12 +163,14 @@ def create_app(data_dir: Path, token: str | None = None) -> Starlette:
         base_url = str(request.base_url).rstrip("/")
         try:
             if request.method == "PUT" and segments[:1] == ["_lfs-upload"]:
-                return await file_api.lfs_upload(request, store, segments[1:])
+                return await file_api.lfs_upload(request, store, segments[1:], uploads)
             handler, repo, rest = _route(request.method, segments)
+            if handler in writes:
+                _check_write_request(request, authorized, anonymous)
             call = Call(
                 request=request,
                 store=store,
-                body=await request.body(),
+                body=await read_body(request),
                 base_url=base_url,
                 authorized=authorized,
                 anonymous=anonymous,
@@ -212,10 +252,23 @@ def create_app(data_dir: Path, token: str | None = None) -> Starlette:
             raise HubApiError(405, f"Method {method} not allowed here")
         return handler
 
+    writes: set[Handler] = {
+        repo_api.create_repo,
+        repo_api.delete_repo,
+        repo_api.preupload,
+        repo_api.commit,
+        repo_api.create_branch,
+        repo_api.delete_branch,
+        repo_api.create_tag,
+        repo_api.delete_tag,
+        repo_api.settings,
+        file_api.lfs_batch,
+    }
     app = Starlette(
         routes=[
             Route("/{path:path}", dispatch, methods=["GET", "HEAD", "POST", "PUT", "DELETE"]),
         ]
     )
     app.state.store = store
+    app.state.upload_grants = uploads
     return app

@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import json
 import re
+import secrets
+import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -16,6 +19,42 @@ from upskill_hub.hub_server.app import Call, take_revision
 from upskill_hub.hub_server.storage import HubStore
 
 _CHUNK = 1024 * 1024
+#: How long an upload href handed out by the LFS batch call stays valid.
+UPLOAD_GRANT_SECONDS = 3600
+#: The largest LFS object accepted.
+MAX_LFS_BYTES = 50 << 30
+
+
+class UploadGrants:
+    """Upload hrefs handed out by an authorized LFS batch call.
+
+    huggingface_hub PUTs to the href without any Authorization header (the Hub's hrefs are
+    presigned), so the href itself carries an unguessable grant for one oid and size; a PUT
+    without a live grant is refused before its body is read.
+    """
+
+    def __init__(self) -> None:
+        self._grants: dict[str, tuple[str, int, float]] = {}
+        self._lock = threading.Lock()
+
+    def issue(self, oid: str, size: int) -> str:
+        grant = secrets.token_urlsafe(24)
+        with self._lock:
+            now = time.monotonic()
+            self._grants = {k: v for k, v in self._grants.items() if v[2] > now}
+            self._grants[grant] = (oid, size, now + UPLOAD_GRANT_SECONDS)
+        return grant
+
+    def take(self, grant: str, oid: str) -> int | None:
+        """The granted size for ``oid`` (the grant is used up), or None."""
+        with self._lock:
+            found = self._grants.get(grant)
+            if found is None or found[0] != oid or found[2] < time.monotonic():
+                return None
+            del self._grants[grant]
+            return found[1]
+
+
 _RANGE_RE = re.compile(r"^bytes=(\d*)-(\d*)$")
 
 
@@ -47,6 +86,16 @@ def _parse_range(header: str, size: int) -> tuple[int, int] | None:
             416, "Requested range not satisfiable", headers={"Content-Range": f"bytes */{size}"}
         )
     return start, end
+
+
+async def _capped(request: Request, size: int) -> Any:
+    """The request stream, cut off (400) past ``size`` bytes."""
+    received = 0
+    async for chunk in request.stream():
+        received += len(chunk)
+        if received > size:
+            raise HubApiError(400, f"Uploaded more than the {size} bytes granted")
+        yield chunk
 
 
 def resolve(call: Call) -> Response:
@@ -97,13 +146,15 @@ def lfs_batch(call: Call) -> Response:
     objects = []
     for obj in body.get("objects") or []:
         oid, size = obj.get("oid"), obj.get("size")
-        if not isinstance(oid, str) or not isinstance(size, int):
+        if not isinstance(oid, str) or not isinstance(size, int) or isinstance(size, bool):
             raise HubApiError(400, 'Each LFS object needs "oid" and "size"')
+        if not 0 <= size <= MAX_LFS_BYTES:
+            raise HubApiError(413, f"LFS object over {MAX_LFS_BYTES} bytes")
         item: dict[str, Any] = {"oid": oid, "size": size, "authenticated": True}
         if not call.store.has_lfs(oid):
-            item["actions"] = {
-                "upload": {"href": f"{call.base_url}/_lfs-upload/{oid}?size={size}", "header": {}}
-            }
+            grant = call.request.app.state.upload_grants.issue(oid, size)
+            href = f"{call.base_url}/_lfs-upload/{oid}?size={size}&grant={grant}"
+            item["actions"] = {"upload": {"href": href, "header": {}}}
         objects.append(item)
     return JSONResponse(
         {"transfer": "basic", "objects": objects, "hash_algo": "sha256"},
@@ -111,11 +162,17 @@ def lfs_batch(call: Call) -> Response:
     )
 
 
-async def lfs_upload(request: Request, store: HubStore, segments: list[str]) -> Response:
-    """``PUT /_lfs-upload/{sha256}``: the raw upload href; content checked against its sha256."""
+async def lfs_upload(
+    request: Request, store: HubStore, segments: list[str], grants: UploadGrants
+) -> Response:
+    """``PUT /_lfs-upload/{sha256}?grant=G``: a granted upload, checked against sha256 and size."""
     if len(segments) != 1:
         raise HubApiError(404, "Not found")
-    size_param = request.query_params.get("size", "")
-    size = int(size_param) if size_param.isdigit() else None
-    await store.put_lfs_stream(segments[0], request.stream(), size)
+    size = grants.take(request.query_params.get("grant", ""), segments[0])
+    if size is None:
+        raise HubApiError(401, "Unauthorized: no valid upload grant for this object")
+    declared = request.headers.get("content-length", "")
+    if declared.isdigit() and int(declared) != size:
+        raise HubApiError(400, f"Upload of {declared} bytes for an object of {size}")
+    await store.put_lfs_stream(segments[0], _capped(request, size), size)
     return Response(status_code=200)

@@ -27,6 +27,7 @@ from upskill_hub.hub_server.storage import (
     RepoRef,
     RepoType,
     check_repo_id,
+    is_commit_oid,
 )
 
 TREE_PAGE_SIZE = 1000
@@ -340,6 +341,9 @@ def commit(call: Call) -> Response:
     revision, _ = take_revision(call.segments)
     repo, _ = call.require_repo()
     header, ops = _parse_ndjson(call.body)
+    parent = header.get("parentCommit")
+    if parent is not None and not (isinstance(parent, str) and is_commit_oid(parent)):
+        raise HubApiError(400, "parentCommit must be a 40-character commit id of this repo")
     create_pr = call.flag("create_pr")
     oid, pr_num = call.store.create_commit(
         repo,

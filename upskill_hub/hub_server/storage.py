@@ -124,6 +124,9 @@ def check_path(path: str) -> str:
     return path
 
 
+_SHORT_OID_RE = re.compile(r"[0-9a-f]{7,39}")
+
+
 def is_commit_oid(value: str) -> bool:
     return bool(_OID_RE.match(value))
 
@@ -239,9 +242,17 @@ class HubStore:
             found = refs["heads"].get(rev) or refs["tags"].get(rev)
             if found is None and is_commit_oid(rev) and self._commit_file(repo, rev).exists():
                 found = rev
+            if found is None and _SHORT_OID_RE.fullmatch(rev):
+                found = self._unique_prefix(repo, rev)
         if found is None:
             raise revision_not_found(revision)
         return found
+
+    def _unique_prefix(self, repo: RepoRef, prefix: str) -> str | None:
+        """The one commit whose id starts with ``prefix`` (7+ hex digits), as the Hub resolves."""
+        folder = self._repo_dir(repo) / "commits"
+        hits = [p.stem for p in folder.glob(f"{prefix}*.json")] if folder.is_dir() else []
+        return hits[0] if len(hits) == 1 else None
 
     def create_branch(self, repo: RepoRef, branch: str, starting_point: str | None) -> None:
         _check_ref_name(branch)
