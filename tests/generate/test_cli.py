@@ -156,7 +156,7 @@ def test_from_skill_folder_keeps_its_tests(tmp_path: Path) -> None:
     data = json.loads((skill_dir / "skill_meta.json").read_text())
     assert [t["id"] for t in data["tests"]] == ["item-1", "item-3"]
     # a lone "contains" is written in upskill's own shape (skill.testcases, so upskill runs it)
-    assert data["tests"][0]["expected"] == {"contains": ["CODE-1"]}
+    assert data["tests"][0]["expected"] == {"contains": "CODE-1"}
     md = data["metadata"]
     assert md["version"] == "1.2.0"
     assert md["dropped_tests"] == [

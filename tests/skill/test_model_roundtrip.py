@@ -140,8 +140,12 @@ def test_reads_every_upskill_format(tmp_path: Path, shape: object) -> None:
     first = out.read_text()
     write_suite(out, read_suite(out))
     assert out.read_text() == first
-    # a case checked by one plain `contains` keeps upskill's own shape, so upskill can run it
-    assert json.loads(first)["tests"][0]["expected"] == {"contains": ["edition", "9.0"]}
+    # one plain `contains` of one string keeps upskill's shape (a string, as upskill grades it);
+    # several strings are our `assertions` (upskill 0.1/0.2 would call .lower() on a list)
+    written = json.loads(first)["tests"]
+    assert written[1]["expected"] == {"contains": "sm_90"}
+    assert written[0]["assertions"] == [{"type": "contains", "values": ["edition", "9.0"]}]
+    assert "expected" not in written[0]
 
 
 @pytest.mark.parametrize(
@@ -185,8 +189,9 @@ def test_dump_suite_is_canonical() -> None:
     assert data["tests"][0] == {
         "id": "write-a-build-toml",
         "input": "Write a build.toml",
-        "expected": {"contains": ["edition", "9.0"]},
+        "assertions": [{"type": "contains", "values": ["edition", "9.0"]}],
     }
+    assert data["tests"][1]["expected"] == {"contains": "sm_90"}
     richer = suite_from_obj(
         [
             {
@@ -247,3 +252,57 @@ def test_yaml_dump_quotes_colon_description() -> None:
 def test_empty_suite_roundtrip(tmp_path: Path) -> None:
     write_suite(tmp_path / "m.json", TestSuite())
     assert read_suite(tmp_path / "m.json").cases == []
+
+
+def test_written_files_load_and_grade_in_upskill(tmp_path: Path) -> None:
+    """What we write, upskill itself reads (its TestCase model) and grades (check_expected)."""
+    from upskill.evaluate import check_expected
+    from upskill.models import TestCase as UpskillCase
+
+    from upskill_hub.skill.scaffold import scaffold_skill
+
+    bundled = Path(__file__).resolve().parents[2] / "skills" / "kernel-builder-cuda-kernels"
+    starter = scaffold_skill("starter-skill", tmp_path)
+    for meta in (bundled / "skill_meta.json", starter / "skill_meta.json"):
+        raw = json.loads(meta.read_text(encoding="utf-8"))["tests"]
+        graded = 0
+        for case in raw:
+            loaded = UpskillCase(**case)
+            if loaded.expected and "contains" in loaded.expected:
+                want = loaded.expected["contains"]
+                assert isinstance(want, str), (meta, case["id"])
+                assert check_expected(f"... {want.upper()} ...", loaded.expected)
+                assert not check_expected("unrelated", loaded.expected)
+                graded += 1
+        assert graded >= 1, meta
+
+
+def test_another_tools_skill_meta_is_ignored_with_a_warning(tmp_path: Path) -> None:
+    from upskill_hub.skill import validate_skill
+
+    folder = tmp_path / "other-tool"
+    folder.mkdir()
+    (folder / "SKILL.md").write_text(
+        "---\nname: other-tool\ndescription: Uses another tool's meta file.\n---\n# X\n"
+    )
+    (folder / "skill_meta.json").write_text('{"tests": "see tests/"}')
+    report = validate_skill(folder)
+    assert not report.errors, report
+    assert [f.rule for f in report.findings] == ["meta.unknown-shape"]
+    assert load_skill(folder).suite is None
+
+
+def test_hostile_json_in_test_files_is_one_finding(tmp_path: Path) -> None:
+    from upskill_hub.skill import validate_skill
+
+    for text in ("[" * 100_000, '{"tests": [], "n": ' + "9" * 5000 + "}"):
+        folder = tmp_path / "deep-meta"
+        folder.mkdir(exist_ok=True)
+        (folder / "SKILL.md").write_text(
+            "---\nname: deep-meta\ndescription: Hostile meta file.\n---\n# X\n"
+        )
+        (folder / "skill_meta.json").write_text(text)
+        report = validate_skill(folder)
+        assert [f.rule for f in report.findings] == ["meta.json"]
+        with pytest.raises(InvalidTestFile):
+            read_suite(folder / "skill_meta.json")

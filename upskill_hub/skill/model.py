@@ -13,7 +13,13 @@ from typing import Any
 
 from upskill_hub.errors import InvalidSkill, SkillNotFound
 from upskill_hub.skill.frontmatter import dump_skill_md, normalize_text, parse_skill_md
-from upskill_hub.skill.testcases import META_FILENAME, TestCase, TestSuite, read_suite, write_suite
+from upskill_hub.skill.testcases import (
+    META_FILENAME,
+    TestCase,
+    TestSuite,
+    read_skill_meta,
+    write_suite,
+)
 
 SKILL_FILENAME = "SKILL.md"
 MAX_SKILL_MD_BYTES = 5 * 1024 * 1024
@@ -149,7 +155,7 @@ def load_skill(path: Path, *, with_tests: bool = True) -> Skill:
     suite = None
     meta = root / META_FILENAME
     if with_tests and meta.is_file():
-        suite = read_suite(meta)
+        suite = read_skill_meta(meta)
     return Skill(
         path=root,
         frontmatter=parsed.frontmatter,

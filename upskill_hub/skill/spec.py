@@ -7,7 +7,6 @@ documented agent extension fields are warnings. See ``RULES`` for every id.
 from __future__ import annotations
 
 import datetime
-import json
 import math
 import re
 import stat
@@ -16,10 +15,11 @@ from pathlib import Path
 from typing import Any
 
 from upskill_hub.errors import InvalidSkill, InvalidTestFile
+from upskill_hub.json_input import JsonInputError, parse_json
 from upskill_hub.skill.findings import Finding, Severity
 from upskill_hub.skill.frontmatter import parse_skill_md
 from upskill_hub.skill.model import SKILL_FILENAME, read_skill_md_text, skill_dir_of
-from upskill_hub.skill.testcases import META_FILENAME, suite_from_obj
+from upskill_hub.skill.testcases import META_FILENAME, is_upskill_shape, suite_from_obj
 
 SPEC_FIELDS = ("name", "description", "license", "compatibility", "metadata", "allowed-tools")
 
@@ -360,7 +360,7 @@ def _check_meta(skill_dir: Path, out: _Collector) -> None:
     if not meta.is_file():
         return
     try:
-        data = json.loads(meta.read_text(encoding="utf-8-sig"))
+        data = parse_json(meta.read_text(encoding="utf-8-sig"))
     except (OSError, UnicodeDecodeError) as exc:
         out.add(
             "meta.json",
@@ -368,8 +368,16 @@ def _check_meta(skill_dir: Path, out: _Collector) -> None:
             file=META_FILENAME,
         )
         return
-    except json.JSONDecodeError as exc:
-        out.add("meta.json", f"Invalid JSON: {exc.msg}", line=exc.lineno, file=META_FILENAME)
+    except JsonInputError as exc:
+        out.add("meta.json", str(exc), line=exc.line, file=META_FILENAME)
+        return
+    if not is_upskill_shape(data):
+        out.add(
+            "meta.unknown-shape",
+            f"{META_FILENAME} is not in upskill's format (no list of tests); ignored",
+            severity="warning",
+            file=META_FILENAME,
+        )
         return
     from upskill_hub.skill.schemas import schema_errors
 

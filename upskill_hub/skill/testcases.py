@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from upskill_hub.errors import InvalidTestFile
+from upskill_hub.json_input import JsonInputError, parse_json
 
 META_FILENAME = "skill_meta.json"
 
@@ -61,15 +62,19 @@ class TestCase:
     assertions: tuple[AssertionSpec, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
-        """The canonical form. A case checked by exactly one plain ``contains`` is written in
-        upskill's own shape (``expected.contains``), so upskill can run it too."""
+        """The canonical form. A case checked by one plain ``contains`` of one string is written
+        in upskill's own shape, ``"expected": {"contains": "text"}`` (a string: upskill 0.1/0.2
+        grade with ``contains.lower()``, so a list would error there), so upskill runs it too;
+        every other case uses ``assertions``."""
         data: dict[str, Any] = {"id": self.id, "input": self.input}
         if self.files:
             data["context"] = {"files": dict(self.files)}
         if len(self.assertions) == 1 and set(self.assertions[0]) == {"type", "values"}:
             (only,) = self.assertions
-            if only["type"] == "contains":
-                data["expected"] = {"contains": list(only["values"])}
+            values = only["values"]
+            value = values if isinstance(values, str) else values[0] if len(values) == 1 else None
+            if only["type"] == "contains" and isinstance(value, str):
+                data["expected"] = {"contains": value}
                 return data
         data["assertions"] = [dict(a) for a in self.assertions]
         return data
@@ -184,8 +189,30 @@ def suite_from_obj(data: Any, source: str = "tests") -> TestSuite:
     return TestSuite(cases=cases, metadata=metadata)
 
 
+def is_upskill_shape(data: Any) -> bool:
+    """Whether ``data`` is one of upskill's test-file shapes (an object whose ``tests`` or
+    ``cases``, when present, is a list; or a bare list). Other tools write files named
+    ``skill_meta.json`` too (``{"tests": "see tests/"}``): the spec says nothing of this file,
+    so those are ignored with a warning rather than refused."""
+    if isinstance(data, list):
+        return True
+    if not isinstance(data, dict):
+        return False
+    return all(isinstance(data[k], list) for k in ("tests", "cases") if k in data)
+
+
+def read_skill_meta(path: Path) -> TestSuite | None:
+    """A skill's ``skill_meta.json`` as a suite; None when it is another tool's format."""
+    data = _read_json(path)
+    return suite_from_obj(data, str(path)) if is_upskill_shape(data) else None
+
+
 def read_suite(path: Path) -> TestSuite:
     """Read a test file (``skill_meta.json`` or ``--tests FILE``)."""
+    return suite_from_obj(_read_json(path), str(path))
+
+
+def _read_json(path: Path) -> Any:
     try:
         text = path.read_text(encoding="utf-8-sig")
     except FileNotFoundError:
@@ -193,10 +220,10 @@ def read_suite(path: Path) -> TestSuite:
     except (OSError, UnicodeDecodeError) as exc:
         raise InvalidTestFile(f"{path}: cannot read test file ({exc.__class__.__name__})") from None
     try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise InvalidTestFile(f"{path}:{exc.lineno}: invalid JSON ({exc.msg})") from None
-    return suite_from_obj(data, str(path))
+        return parse_json(text)
+    except JsonInputError as exc:
+        where = f"{path}:{exc.line}" if exc.line else str(path)
+        raise InvalidTestFile(f"{where}: {exc}") from None
 
 
 def dump_suite(suite: TestSuite) -> str:

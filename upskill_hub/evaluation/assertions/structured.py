@@ -13,7 +13,6 @@ over 200,000 characters are not parsed; YAML is loaded safely with at most 100 a
 
 from __future__ import annotations
 
-import json
 import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -30,6 +29,7 @@ from upskill_hub.evaluation.assertions.keypath import (
 )
 from upskill_hub.evaluation.fenced import extract_blocks
 from upskill_hub.evaluation.types import AssertionResult
+from upskill_hub.json_input import parse_json
 
 MAX_BLOCK_CHARS = 200_000
 MAX_YAML_ALIASES = 100
@@ -56,7 +56,7 @@ def _parse(language: str, text: str) -> list[Any]:
         raise ValueError(f"too large to parse ({len(text)} chars, limit {MAX_BLOCK_CHARS})")
     try:
         if language == "json":
-            return [json.loads(text)]
+            return [parse_json(text)]
         if language == "toml":
             return [tomllib.loads(text)]
         loader = _BoundedYamlLoader(text)
