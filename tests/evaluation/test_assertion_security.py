@@ -145,3 +145,51 @@ def test_nvcc_including_dev_zero_is_bounded() -> None:
     result = asyncio.run(check.check(_cuda("#include </dev/zero>"), ctx))
     assert time.monotonic() - started < 30
     assert result.status in ("fail", "error") and "zero" not in result.reason.replace("/dev/", "")
+
+
+def test_a_huge_reply_is_capped_and_says_so(tmp_path: Path) -> None:
+    tests = [{"id": "big", "input": "Say a lot.", "expected": {"contains": "needle"}}]
+    skill = _skill(tmp_path, tests)
+    huge = "needle " + "x" * (20 * 1024 * 1024)
+    with openai_server(constant(huge)) as srv:
+        done = _eval(skill, srv.base_url, tmp_path / "runs", "--runs", "1")
+    assert done.stdout.strip(), done.stderr
+    run_dir = Path(json.loads(done.stdout)["run_dir"])
+    assert (run_dir / "samples.jsonl").stat().st_size < 3 * 1024 * 1024
+    for sample in read_samples(run_dir / "samples.jsonl"):
+        assert sample.outcome == "pass"  # graded on the first million characters
+        assert sample.output.endswith(
+            f"[upskill-hub: reply cut at 1,000,000 of {len(huge):,} characters]"
+        )
+
+
+def test_ambient_sdk_settings_never_reach_a_base_url_server(tmp_path: Path) -> None:
+    from tests.support.llm_servers import anthropic_server
+
+    tests = [{"id": "q", "input": "Say a.", "expected": {"contains": "a"}}]
+    skill = _skill(tmp_path, tests)
+    ambient = {
+        "OPENAI_ORG_ID": "org-AMBIENT-SENTINEL",
+        "OPENAI_PROJECT_ID": "proj-AMBIENT-SENTINEL",
+        "ANTHROPIC_CUSTOM_HEADERS": "X-Ambient: AMBIENT-SENTINEL\nX-Other: AMBIENT-SENTINEL",
+    }
+    os_env = {k: v for k, v in os.environ.items() if not k.endswith(("_API_KEY", "_BASE_URL"))}
+    with openai_server(constant("a")) as oai, anthropic_server(constant("a")) as ant:
+        for model, url in (("openai:fake", oai.base_url), ("anthropic:fake", ant.base_url)):
+            done = subprocess.run(
+                [
+                    *(sys.executable, "-m", "upskill_hub", "eval", str(skill)),
+                    *("--model", model, "--base-url", url),
+                    *("--output", str(tmp_path / "runs"), "--runs", "1"),
+                ],
+                cwd=REPO,
+                env={**os_env, **ambient, "PYTHONPATH": str(REPO)},
+                capture_output=True,
+                text=True,
+                timeout=120,
+            )
+            assert done.returncode == 0, done.stderr
+        sent = [r.headers for r in oai.requests + ant.requests]
+    assert len(sent) == 4
+    for headers in sent:
+        assert "AMBIENT-SENTINEL" not in json.dumps(dict(headers))

@@ -43,6 +43,21 @@ __all__ = ["Session"]
 _ERROR_MAX = 500
 
 
+#: Replies are graded and stored up to this many characters (a 50 MB reply would otherwise
+#: make a 100 MB samples.jsonl and dataset row).
+MAX_REPLY_CHARS = 1_000_000
+
+
+def capped_reply(text: str) -> tuple[str, str]:
+    """(the text graded, the text stored): cut at :data:`MAX_REPLY_CHARS`, the stored copy
+    saying so at its end."""
+    if len(text) <= MAX_REPLY_CHARS:
+        return text, text
+    kept = text[:MAX_REPLY_CHARS]
+    note = f"\n[upskill-hub: reply cut at {MAX_REPLY_CHARS:,} of {len(text):,} characters]"
+    return kept, kept + note
+
+
 class _CallFailed(Exception):
     def __init__(self, error: BaseException, attempts: int) -> None:
         super().__init__(str(error))
@@ -246,7 +261,8 @@ class Session:
             judge=self.judge,
             default_judge=self.config.judge_model is not None,
         )
-        results = await check_all(case.assertions, completion.text, ctx)
+        reply, stored = capped_reply(completion.text)
+        results = await check_all(case.assertions, reply, ctx)
         results = [AssertionResult(r.type, r.status, self.redact(r.reason)) for r in results]
         return Sample(
             model=model_id,
@@ -255,7 +271,7 @@ class Session:
             arm=arm,
             prompt_hash=digest,
             outcome=outcome_of(results),
-            output=self.redact(completion.text),
+            output=self.redact(stored),
             assertions=results,
             input_tokens=completion.usage.input_tokens,
             output_tokens=completion.usage.output_tokens,

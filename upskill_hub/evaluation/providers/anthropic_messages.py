@@ -33,6 +33,8 @@ class AnthropicProvider(SdkProvider):
 
     key_hint = "set ANTHROPIC_API_KEY to a valid key"
     id_prefix = "anthropic"
+    base_url_env = "ANTHROPIC_BASE_URL"
+    ambient_headers_env = "ANTHROPIC_CUSTOM_HEADERS"
 
     def _sdk(self) -> ModuleType:
         import anthropic

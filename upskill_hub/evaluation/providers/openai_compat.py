@@ -22,6 +22,8 @@ class OpenAICompatProvider(SdkProvider):
 
     key_hint = "set OPENAI_API_KEY to a valid key"
     id_prefix = "openai"
+    base_url_env = "OPENAI_BASE_URL"
+    ambient_settings = ("organization", "project")
 
     @property
     def _max_tokens_field(self) -> str:

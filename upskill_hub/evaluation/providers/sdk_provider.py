@@ -4,6 +4,7 @@ redirects), keys kept out of ``repr``, and SDK exceptions mapped to ProviderErro
 from __future__ import annotations
 
 import asyncio
+import os
 from types import ModuleType
 from typing import Any
 
@@ -21,6 +22,13 @@ class SdkProvider(Provider):
 
     key_hint = ""
     id_prefix = ""
+    #: The SDK's own base-URL variable: settings the SDK reads from the environment
+    #: (:attr:`ambient_settings`, :attr:`ambient_headers_env`) go only to that endpoint.
+    base_url_env = ""
+    #: Client attributes the SDK fills from the environment (OpenAI's organization, project).
+    ambient_settings: tuple[str, ...] = ()
+    #: A variable of ``Name: value`` lines the SDK adds as headers (ANTHROPIC_CUSTOM_HEADERS).
+    ambient_headers_env = ""
 
     def __init__(
         self,
@@ -54,6 +62,10 @@ class SdkProvider(Provider):
         loop = asyncio.get_running_loop()
         if self._client is None or self._client_loop is not loop:
             sdk = self._sdk()
+            foreign = self._foreign_endpoint()
+            extra: dict[str, Any] = {}
+            if foreign and self.ambient_headers_env:
+                extra["default_headers"] = {name: sdk.Omit() for name in self._ambient_headers()}
             self._client = self._client_class()(
                 api_key=self._api_key or NO_KEY,
                 base_url=self.base_url,
@@ -61,9 +73,29 @@ class SdkProvider(Provider):
                 # A redirect could lead anywhere, past the checks made on base_url (the Space's
                 # SSRF guard): never follow one; from_sdk_error turns it into a final error.
                 http_client=sdk.DefaultAsyncHttpxClient(follow_redirects=False),
+                **extra,
             )
+            if foreign:
+                for name in self.ambient_settings:
+                    setattr(self._client, name, None)
             self._client_loop = loop
         return self._client
+
+    def _foreign_endpoint(self) -> bool:
+        """Whether requests go to a base URL other than the one the SDK's environment names.
+
+        The SDKs read organization, project and extra headers from the environment for the
+        vendor's endpoint (or the one ``OPENAI_BASE_URL`` / ``ANTHROPIC_BASE_URL`` names); a
+        ``--base-url`` server elsewhere gets none of them.
+        """
+        if self.base_url is None:
+            return False
+        ambient = os.environ.get(self.base_url_env, "") if self.base_url_env else ""
+        return self.base_url.rstrip("/") != ambient.rstrip("/")
+
+    def _ambient_headers(self) -> list[str]:
+        text = os.environ.get(self.ambient_headers_env, "")
+        return [line.split(":", 1)[0].strip() for line in text.splitlines() if ":" in line]
 
     def _map_error(self, exc: Exception, timeout: float) -> Exception:
         return http_errors.from_sdk_error(
