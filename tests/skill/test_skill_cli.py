@@ -154,3 +154,19 @@ def test_bundled_skill_meta_is_in_canonical_form() -> None:
     data = json.loads(path.read_text())
     upskill_shaped = [c["expected"]["contains"] for c in data["tests"] if "expected" in c]
     assert upskill_shaped and all(isinstance(v, str) for v in upskill_shaped)
+
+
+def test_control_characters_in_frontmatter_are_an_error_and_never_printed(tmp_path: Path) -> None:
+    folder = tmp_path / "ansi-skill"
+    folder.mkdir()
+    (folder / "SKILL.md").write_text(
+        '---\nname: ansi-skill\ndescription: "Helps.\\e[2J\\e[31m pwned\\u0007"\n'
+        'metadata:\n  note: "a\\u0008b"\n---\n# ANSI\n',
+        encoding="utf-8",
+    )
+    done = run_cli("validate", str(folder))
+    assert done.returncode == 1
+    assert "frontmatter.control-chars" in done.stdout
+    assert "Field 'description' holds control characters (U+0007, U+001B)" in done.stdout
+    assert "Field 'metadata' holds control characters (U+0008)" in done.stdout
+    assert "\x1b" not in done.stdout + done.stderr and "\x07" not in done.stdout + done.stderr

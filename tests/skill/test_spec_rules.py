@@ -38,6 +38,7 @@ BREAKING = [
     ("description.type", "name: demo-skill\ndescription: [a, b]\n", None),
     ("description.length", f"name: demo-skill\ndescription: {'d' * 1025}\n", None),
     ("license.type", "name: demo-skill\ndescription: x\nlicense: 3\n", None),
+    ("frontmatter.control-chars", 'name: demo-skill\ndescription: "x\\e[0m"\n', None),
     ("compatibility.type", "name: demo-skill\ndescription: x\ncompatibility: 3\n", None),
     ("compatibility.length", "name: demo-skill\ndescription: x\ncompatibility: ''\n", None),
     (

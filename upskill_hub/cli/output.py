@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import sys
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any
@@ -38,12 +39,16 @@ def err_console() -> Console:
     return _err_console
 
 
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
 def safe(value: object) -> str:
     """``value`` as text that rich prints literally: markup such as ``[/x]`` or ``[bold]`` in a
-    skill name, a Hub description or a path is escaped, never interpreted (or crashed on)."""
+    skill name, a Hub description or a path is escaped, never interpreted (or crashed on), and
+    control characters (ANSI escapes that could rewrite the terminal) are dropped."""
     from rich.markup import escape
 
-    return escape(str(value))
+    return escape(_CONTROL.sub("", str(value)))
 
 
 def print_json(data: Any) -> None:

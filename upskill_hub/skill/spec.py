@@ -55,6 +55,7 @@ RULES: dict[str, str] = {
     "frontmatter.duplicate-key": "no key appears twice",
     "frontmatter.unknown-field": "only spec fields (and documented agent extensions) appear",
     "frontmatter.extension-field": "(warning) an agent-specific field other agents ignore",
+    "frontmatter.control-chars": "no control characters or ANSI escapes in frontmatter values",
     "name.missing": "name is present",
     "name.type": "name is a non-empty string",
     "name.length": "name is at most 64 characters",
@@ -78,6 +79,7 @@ RULES: dict[str, str] = {
     "refs.missing": "(warning) referenced files exist",
     "meta.json": "skill_meta.json is valid JSON",
     "meta.schema": "skill_meta.json matches schemas/skill_meta.schema.json",
+    "meta.unknown-shape": "(warning) skill_meta.json in another tool's format is ignored",
 }
 
 
@@ -199,6 +201,33 @@ def _check_name(fm: dict[str, Any], dir_name: str, out: _Collector) -> None:
             f"Directory name '{dir_name}' must match skill name '{name}'",
             key="name",
         )
+
+
+_CONTROL_CHARS = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
+def _check_control_chars(fm: dict[str, Any], out: _Collector) -> None:
+    """Agents paste names and descriptions into prompts and terminals: an ESC there is an ANSI
+    escape that can rewrite what a user sees, other control characters hide text."""
+
+    def strings(value: Any) -> list[str]:
+        if isinstance(value, str):
+            return [value]
+        if isinstance(value, dict):
+            return [s for k, v in value.items() for s in strings(k) + strings(v)]
+        if isinstance(value, list):
+            return [s for v in value for s in strings(v)]
+        return []
+
+    for key, value in fm.items():
+        found = sorted({m.group() for s in strings(value) for m in _CONTROL_CHARS.finditer(s)})
+        if found:
+            shown = ", ".join(f"U+{ord(c):04X}" for c in found[:5])
+            out.add(
+                "frontmatter.control-chars",
+                f"Field '{key}' holds control characters ({shown}); remove them",
+                key=str(key),
+            )
 
 
 def _check_description(fm: dict[str, Any], out: _Collector) -> None:
@@ -442,6 +471,7 @@ def validate_skill(path: Path) -> SkillReport:
         )
         _check_description(fm, out)
         _check_optional(fm, out)
+        _check_control_chars(fm, out)
         _check_body(skill_dir, parsed.body, parsed.body_start_line, out)
     _check_meta(skill_dir, out)
     report.findings.extend(out.findings)
