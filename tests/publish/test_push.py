@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -165,3 +166,24 @@ def test_local_skill_without_repo_is_refused_before_uploading(
     with pytest.raises(UsageError, match="--skill-repo"):
         push_results(folder, unique_repo_id, update_skill_card=True)
     assert not HfApi().repo_exists(unique_repo_id, repo_type="dataset")
+
+
+def test_a_symlink_in_the_run_folder_is_never_followed(
+    tmp_path: Path, unique_repo_id: str, hub_server: object
+) -> None:
+    from tests.cli_runner import run_cli
+
+    secret = tmp_path / "home" / ".aws" / "credentials"
+    secret.parent.mkdir(parents=True)
+    secret.write_text("aws_secret_access_key = LINKED-SECRET-0xdeadbeef\n", encoding="utf-8")
+    run_dir = make_run_folder(tmp_path / "runs")
+    chart = run_dir / "lift.png"
+    chart.unlink(missing_ok=True)
+    chart.symlink_to(secret)
+    done = run_cli("results", "push", str(run_dir), "--repo", unique_repo_id)
+    assert done.returncode != 0
+    assert "lift.png: a symbolic link in a run folder" in done.stderr
+    assert len(done.stderr.strip().splitlines()) == 1
+    data_dir = Path(os.environ["HF_HOME"]).parent / "hub-data"
+    stored = b"".join(p.read_bytes() for p in data_dir.rglob("*") if p.is_file())
+    assert b"LINKED-SECRET" not in stored

@@ -74,6 +74,7 @@ def read_run(run_dir: Path) -> RunRecord:
     path = Path(run_dir)
     if not path.is_dir():
         raise UsageError(f"{path}: no such run folder")
+    _refuse_links(path)
     if not (path / SAMPLES_FILE).is_file():
         raise UsageError(f"{path}: no samples.jsonl (not a run folder, or nothing ran yet)")
     record = load_run(path)
@@ -83,6 +84,17 @@ def read_run(run_dir: Path) -> RunRecord:
         hint = record.info.get("resume") or "upskill-hub eval ... --resume RUN_DIR"
         raise UsageError(f"{path}: no summary.json; finish the run first ({hint})")
     return record
+
+
+def _refuse_links(path: Path) -> None:
+    """A run folder holds only files eval wrote: a symlink in it (``lift.png`` pointing at
+    ``~/.aws/credentials``) would publish whatever it points at, so nothing is published."""
+    for entry in sorted(path.rglob("*")):
+        if entry.is_symlink():
+            raise UsageError(
+                f"{entry}: a symbolic link in a run folder; refusing to publish (eval writes "
+                "only regular files)"
+            )
 
 
 def run_id_of(record: RunRecord) -> str:
