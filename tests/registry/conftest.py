@@ -154,6 +154,7 @@ class HostileHub:
     requests: list[tuple[str, str]] = field(default_factory=list)
     fail_status: int | None = None  # answer every request with this status
     fail_first: int = 0  # ... or only the first N requests
+    echo_auth: int | None = None  # answer with this status, echoing the Authorization header
     lock: threading.Lock = field(default_factory=threading.Lock)
 
     def add(self, files: list[HostileFile]) -> str:
@@ -203,6 +204,10 @@ def _handler(hub: HostileHub) -> type[BaseHTTPRequestHandler]:
                 failing = hub.fail_status is not None and (
                     hub.fail_first == 0 or len(hub.requests) <= hub.fail_first
                 )
+            if hub.echo_auth is not None:
+                seen = self.headers.get("Authorization", "")
+                self._json({"error": f"Bad request; you sent {seen}"}, hub.echo_auth)
+                return
             if failing:
                 assert hub.fail_status is not None
                 self._json({"error": "nope"}, hub.fail_status, {"Retry-After": "0"})

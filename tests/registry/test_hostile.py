@@ -6,11 +6,19 @@ project (and the folder around it) is byte-for-byte what it was before.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
-from tests.registry.conftest import HostileFile, HostileHub, HubFactory, git_oid, tree_state
+from tests.registry.conftest import (
+    CliResult,
+    HostileFile,
+    HostileHub,
+    HubFactory,
+    git_oid,
+    tree_state,
+)
 from upskill_hub.errors import HubError, UnsafeSkill
 from upskill_hub.registry.fetch import ScanRefused
 from upskill_hub.registry.lock import LOCK_FILENAME
@@ -162,3 +170,19 @@ def test_download_dropped_mid_file_leaves_no_partial_install(
     )
     assert hostile_hub.gets("references/guide.md"), "the download never started"
     assert not (project / ".claude").exists()
+
+
+def test_an_error_body_echoing_the_token_is_redacted(
+    run_cli: Callable[..., CliResult], hostile_hub: HostileHub, project: Path
+) -> None:
+    token = "hf_SentinelTokenEchoedBack1234567890"
+    hostile_hub.echo_auth = 400
+    result = run_cli(
+        "pull",
+        "evil/anything",
+        cwd=project,
+        env={"HF_ENDPOINT": hostile_hub.url, "HF_TOKEN": token},
+    )
+    assert result.code != 0
+    assert "(400)" in result.stderr and "you sent" in result.stderr
+    assert token not in result.stderr + result.stdout

@@ -50,6 +50,7 @@ from huggingface_hub.utils import (
 from upskill_hub import __version__
 from upskill_hub.backoff import backoff_delay
 from upskill_hub.errors import HubError, RepoNotFound, RevisionNotFound, UsageError
+from upskill_hub.secrets import Redactor
 
 T = TypeVar("T")
 
@@ -266,6 +267,9 @@ class Hub:
         if status >= 500:
             return HubError(f"{where}: the Hub answered {status}{tries}; try again later")
         detail = (err.server_message or "").splitlines()[0][:200] if err.server_message else ""
+        # the body is the server's text: an endpoint may echo the Authorization header back
+        token = self._token if isinstance(self._token, str) else None
+        detail = Redactor([token])(detail)
         return HubError(f"{where}: the Hub refused the request ({status}) {detail}".rstrip())
 
     # -- reads ---------------------------------------------------------------------------------
