@@ -144,3 +144,21 @@ def test_two_skills_with_one_name_in_a_repo_are_refused(
     assert "two skills named 'dupx'" in result.stderr
     assert "a/dupx" in result.stderr and "b/dupx" in result.stderr
     assert not (project / ".claude").exists() and not (project / LOCK_FILENAME).exists()
+
+
+def test_nfc_and_nfd_twins_are_warned_once(
+    run_cli: Callable[..., CliResult], hub_server: object, unique_repo_id: str, tmp_path: Path
+) -> None:
+    import unicodedata
+
+    name = unique_repo_id.split("/")[1]
+    nfc, nfd = (unicodedata.normalize(form, "references/café.md") for form in ("NFC", "NFD"))
+    files = {nfc: "one\n", nfd: "two\n", "references/Notes.md": "a\n", "references/notes.md": "b\n"}
+    skill = write_skill(tmp_path / "src", name, files)
+    push = run_cli("push", str(skill), "--repo", unique_repo_id)
+    assert push.code == 0, push.stderr
+    project = _new_project(tmp_path, "p")
+    result = run_cli("pull", unique_repo_id, cwd=project)
+    assert result.code == 0, result.stderr
+    output = result.stdout + result.stderr
+    assert output.count("differs only in case or Unicode normalization") == 2, output

@@ -329,7 +329,7 @@ def _stage(
         name=name,
         ref=repo.ref,
         files=files,
-        warnings=tuple(listing_warnings + warnings),
+        warnings=tuple(dict.fromkeys(listing_warnings + warnings)),  # the same finding once
     )
 
 

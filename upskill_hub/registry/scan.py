@@ -17,6 +17,7 @@ import os
 import posixpath
 import re
 import stat
+import unicodedata
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
@@ -111,13 +112,14 @@ def scan_listing(
                     shown,
                 )
             )
-        key = posixpath.normpath(path).casefold()
+        # macOS and Windows fold case, macOS also NFC/NFD: two such names are one file there
+        key = unicodedata.normalize("NFC", posixpath.normpath(path)).casefold()
         if key in folded and folded[key] != path:
             findings.append(
                 ScanFinding(
                     "path-case-collision",
                     "warning",
-                    f"differs only in case from {_display(folded[key])}",
+                    f"differs only in case or Unicode normalization from {_display(folded[key])}",
                     shown,
                 )
             )
