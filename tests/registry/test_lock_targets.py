@@ -205,3 +205,23 @@ def test_claude_code_is_an_alias_of_claude(
     result = run_cli("pull", repo_id, "--agent", "claude-code", cwd=project)
     assert result.code == 0, result.stderr
     assert (project / ".claude" / "skills" / name / "SKILL.md").is_file()
+
+
+def test_a_non_frozen_install_says_when_it_rewrites_lock_hashes(
+    run_cli: Callable[..., CliResult], pushed: tuple[str, str], project: Path
+) -> None:
+    import shutil
+
+    repo_id, _ = pushed
+    name = repo_id.split("/")[1]
+    assert run_cli("pull", repo_id, cwd=project).code == 0
+    lock = json.loads((project / LOCK_FILENAME).read_text())
+    lock["skills"][name]["files"]["SKILL.md"] = "0" * 64
+    (project / LOCK_FILENAME).write_text(json.dumps(lock))
+    shutil.rmtree(project / ".claude")
+    frozen = run_cli("install", "--frozen", cwd=project)
+    assert frozen.code != 0 and "files differ" in frozen.stderr
+    result = run_cli("install", cwd=project)
+    assert result.code == 0, result.stderr
+    assert "do not match the hashes in upskill-hub.lock (SKILL.md" in result.stderr + result.stdout
+    assert read_lock(project).skills[name].files["SKILL.md"] != "0" * 64
