@@ -54,6 +54,14 @@ class LockError(UpskillHubError):
     """The lock file is missing, unreadable, or would change under ``--frozen``."""
 
 
+class Undetermined(UpskillHubError):
+    """A yes/no check (``outdated``, ``verify``) could not be answered: the Hub could not be
+    reached, the lock is missing or unreadable. Exit 2, as ``diff`` and ``grep`` do, so a CI gate
+    never mistakes "could not tell" for "up to date"."""
+
+    exit_code = 2
+
+
 class LocalModifications(UpskillHubError):
     """An installed skill was edited locally; ``--force`` overwrites."""
 

@@ -155,6 +155,7 @@ class HostileHub:
     fail_status: int | None = None  # answer every request with this status
     fail_first: int = 0  # ... or only the first N requests
     echo_auth: int | None = None  # answer with this status, echoing the Authorization header
+    retry_after: str = "0"  # the Retry-After sent with fail_status answers
     lock: threading.Lock = field(default_factory=threading.Lock)
 
     def add(self, files: list[HostileFile]) -> str:
@@ -210,7 +211,7 @@ def _handler(hub: HostileHub) -> type[BaseHTTPRequestHandler]:
                 return
             if failing:
                 assert hub.fail_status is not None
-                self._json({"error": "nope"}, hub.fail_status, {"Retry-After": "0"})
+                self._json({"error": "nope"}, hub.fail_status, {"Retry-After": hub.retry_after})
                 return
             parts = path.strip("/").split("/")
             if parts[:2] == ["api", "models"] and len(parts) >= 6:

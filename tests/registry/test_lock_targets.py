@@ -11,6 +11,7 @@ import json
 import os
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -225,3 +226,40 @@ def test_a_non_frozen_install_says_when_it_rewrites_lock_hashes(
     assert result.code == 0, result.stderr
     assert "do not match the hashes in upskill-hub.lock (SKILL.md" in result.stderr + result.stdout
     assert read_lock(project).skills[name].files["SKILL.md"] != "0" * 64
+
+
+def test_ctrl_c_during_pull_is_one_line_and_changes_nothing(
+    hostile_hub: object, project: Path
+) -> None:
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    from tests.registry.conftest import REPO_ROOT
+
+    hub: Any = hostile_hub
+    hub.fail_status = 503  # every request answers 503 with Retry-After: the client waits
+    hub.retry_after = "5"
+    (project / ".claude" / "skills").mkdir(parents=True)
+    before = tree_state(project)
+    env = {**os.environ, "PYTHONPATH": str(REPO_ROOT), "HF_ENDPOINT": hub.url}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "upskill_hub", "pull", "evil/slow"],
+        cwd=project,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )
+    deadline = time.monotonic() + 30
+    while not hub.requests and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert hub.requests, "pull never reached the server"
+    time.sleep(0.5)  # past the first answer, into the wait before the retry
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=30)
+    assert proc.returncode == 130
+    assert err.strip().splitlines() == ["interrupted; nothing changed"]
+    assert tree_state(project) == before

@@ -62,6 +62,16 @@ for _name in COMMAND_MODULES:
     _module.register(app)
 
 
+#: Commands that roll back everything they did when interrupted (staged installs, lock writes
+#: last), so Ctrl-C leaves the project exactly as it was.
+ATOMIC_COMMANDS = frozenset({"pull", "install", "update", "remove", "verify", "list", "outdated"})
+
+
+def _interrupted(args: list[str]) -> str:
+    command = next((a for a in args if not a.startswith("-")), "")
+    return "interrupted; nothing changed" if command in ATOMIC_COMMANDS else "interrupted"
+
+
 def main() -> None:
     """Console-script entry point: the one place errors become a line and an exit code."""
     command = typer.main.get_command(app)
@@ -75,7 +85,7 @@ def main() -> None:
         print(f"error: {where}{exc.strerror or exc}", file=sys.stderr)
         sys.exit(1)
     except (KeyboardInterrupt, typer.Abort):
-        print("interrupted", file=sys.stderr)
+        print(_interrupted(sys.argv[1:]), file=sys.stderr)
         sys.exit(130)
     except typer.TyperException as exc:  # argument parsing: a bad flag, value or argument
         message = exc.format_message() if hasattr(exc, "format_message") else str(exc)
@@ -85,6 +95,9 @@ def main() -> None:
             sys.exit(0)
         print(f"error: {' '.join(message.split())}", file=sys.stderr)
         sys.exit(exit_code)
+    if code == 130 and _interrupted(sys.argv[1:]) != "interrupted":
+        # typer turns Ctrl-C into a silent exit 130: say what it means for these commands
+        print(_interrupted(sys.argv[1:]), file=sys.stderr)
     sys.exit(code if isinstance(code, int) else 0)
 
 

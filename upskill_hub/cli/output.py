@@ -54,3 +54,13 @@ def safe(value: object) -> str:
 def print_json(data: Any) -> None:
     sys.stdout.write(json.dumps(data, indent=2, ensure_ascii=False, default=str) + "\n")
     sys.stdout.flush()
+
+
+def wrapping_table(*headers: str, **options: Any) -> Any:
+    """A rich Table whose cells wrap rather than shorten: repo ids and paths are never cut."""
+    from rich.table import Table
+
+    made = Table(**options)
+    for header in headers:
+        made.add_column(header, overflow="fold")
+    return made

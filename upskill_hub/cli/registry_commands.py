@@ -11,7 +11,14 @@ from typing import Any
 
 import typer
 
-from upskill_hub.cli.output import OutputFormat, console, err_console, print_json, safe
+from upskill_hub.cli.output import (
+    OutputFormat,
+    console,
+    err_console,
+    print_json,
+    safe,
+    wrapping_table,
+)
 
 FORMAT_OPTION = typer.Option(OutputFormat.text, "--format", help="Output format: text or json.")
 PROJECT_OPTION = typer.Option(
@@ -234,7 +241,8 @@ def verify(
     project: Path = PROJECT_OPTION,
     output_format: OutputFormat = FORMAT_OPTION,
 ) -> None:
-    """Check installed skills against the lock; exit 1 naming every differing file."""
+    """Check installed skills against the lock: exit 0 when all match, 1 naming every differing
+    file, 2 when it cannot tell (no lock, unreadable lock)."""
     from upskill_hub.registry.pull import verify as run
 
     bad = run(project)
@@ -256,7 +264,6 @@ def list_skills(
     output_format: OutputFormat = FORMAT_OPTION,
 ) -> None:
     """Installed skills with source, commit and modified state."""
-    from rich.table import Table
 
     from upskill_hub.registry.pull import list_installed
 
@@ -267,7 +274,7 @@ def list_skills(
     if not states:
         console().print("No skills in upskill-hub.lock.")
         return
-    table = Table("skill", "source", "ref", "commit", "state", "installed in")
+    table = wrapping_table("skill", "source", "ref", "commit", "state", "installed in")
     for s in states:
         state = "ok" if s.clean else ("modified" if s.modified else "missing")
         table.add_row(
@@ -304,9 +311,9 @@ def outdated(
 ) -> None:
     """Compare each locked commit with the current commit of its ref.
 
-    Exits 1 when any skill is outdated (so scripts can test it), 0 when all are up to date.
+    Exits 0 when all are up to date, 1 when any is outdated, 2 when it cannot tell (the Hub
+    cannot be reached, the lock is missing or unreadable), as ``diff`` does.
     """
-    from rich.table import Table
 
     from upskill_hub.registry.pull import outdated as run
 
@@ -315,7 +322,7 @@ def outdated(
     if output_format is OutputFormat.json:
         print_json({"skills": [r.to_dict() for r in rows]})
         raise typer.Exit(1 if stale else 0)
-    table = Table("skill", "repo", "ref", "locked", "current", "")
+    table = wrapping_table("skill", "repo", "ref", "locked", "current", "")
     for r in rows:
         table.add_row(
             safe(r.name),
@@ -335,7 +342,6 @@ def search(
     output_format: OutputFormat = FORMAT_OPTION,
 ) -> None:
     """List Hub model repos tagged agent-skills that match QUERY."""
-    from rich.table import Table
 
     from upskill_hub.registry.discovery import search as run
 
@@ -346,7 +352,7 @@ def search(
     if not hits:
         console().print(f"No agent-skills repos match {safe(repr(query))}.")
         return
-    table = Table("repo", "description", "downloads", "likes")
+    table = wrapping_table("repo", "description", "downloads", "likes")
     for h in hits:
         table.add_row(safe(h.repo_id), safe(h.description), str(h.downloads), str(h.likes))
     console().print(table)

@@ -315,6 +315,30 @@ class Hub:
             raise HubError(f"{repo_id}@{revision}: the Hub returned no commit sha")
         return commit
 
+    def resolve_online(self, repo_id: str, revision: str | None, repo_type: str = "model") -> str:
+        """The commit ``revision`` names now, asked of the Hub (never the cached ref).
+
+        :meth:`resolve` falls back to huggingface_hub's cached ref when the Hub cannot be
+        reached, which is right for installing a locked commit and wrong for "is there a newer
+        one": this raises instead.
+        """
+        if revision and COMMIT_RE.fullmatch(revision):
+            return revision
+        if constants.HF_HUB_OFFLINE:
+            raise HubError(
+                f"{repo_id}@{revision or 'main'}: HF_HUB_OFFLINE is set; "
+                "this needs to ask the Hub for the current commit"
+            )
+        info = self.call(
+            lambda: self.api.repo_info(repo_id, revision=revision, repo_type=repo_type),
+            repo_id=repo_id,
+            revision=revision,
+            action="resolve revision",
+        )
+        if not COMMIT_RE.fullmatch(info.sha or ""):
+            raise HubError(f"{repo_id}@{revision}: the Hub returned no commit sha")
+        return str(info.sha)
+
     def list_files(self, repo_id: str, commit: str, repo_type: str = "model") -> list[RemoteFile]:
         """Every file of the repo at ``commit``: from the local tree cache when present."""
         try:

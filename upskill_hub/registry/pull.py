@@ -19,7 +19,7 @@ from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from upskill_hub.errors import LocalModifications, LockError, UsageError
+from upskill_hub.errors import HubError, LocalModifications, LockError, Undetermined, UsageError
 from upskill_hub.registry.fetch import FetchedSkill, fetch_skills
 from upskill_hub.registry.hub import COMMIT_RE, Hub, parse_spec
 from upskill_hub.registry.install import install_skill, modified_files, remove_skill
@@ -348,8 +348,11 @@ def verify(project_root: Path | None = None) -> list[SkillState]:
     """The locked skills whose installed files differ from the lock (empty when all match)."""
     root = project_root_for(project_root)
     if not lock_path(root).is_file():
-        raise LockError(f"{lock_path(root)}: no lock file to verify against")
-    return [s for s in list_installed(root) if not s.clean]
+        raise Undetermined(f"{lock_path(root)}: no lock file to verify against")
+    try:
+        return [s for s in list_installed(root) if not s.clean]
+    except LockError as exc:
+        raise Undetermined(str(exc)) from None
 
 
 def remove(name: str, *, force: bool = False, project_root: Path | None = None) -> list[str]:
@@ -365,13 +368,27 @@ def remove(name: str, *, force: bool = False, project_root: Path | None = None) 
 def outdated(
     names: Sequence[str] = (), *, project_root: Path | None = None, hub: Hub | None = None
 ) -> list[OutdatedSkill]:
-    """Locked commit vs the current commit of each skill's ref (a pinned commit never moves)."""
+    """Locked commit vs the current commit of each skill's ref (a pinned commit never moves).
+
+    Every ref is asked of the Hub: when it cannot be reached (or the lock is missing or
+    unreadable) this raises :class:`Undetermined` rather than answer from a cache.
+    """
     root = project_root_for(project_root)
     hub = hub or Hub()
-    lock = read_lock(root)
+    if not lock_path(root).is_file():
+        raise Undetermined(f"{lock_path(root)}: no lock file; nothing to compare")
+    try:
+        lock = read_lock(root)
+    except LockError as exc:
+        raise Undetermined(str(exc)) from None
     chosen = _locked(lock, names)
-    with ThreadPoolExecutor(max_workers=DEFAULT_WORKERS) as pool:
-        currents = list(pool.map(lambda s: hub.resolve(s.repo_id, s.ref or DEFAULT_REF), chosen))
+    try:
+        with ThreadPoolExecutor(max_workers=DEFAULT_WORKERS) as pool:
+            currents = list(
+                pool.map(lambda s: hub.resolve_online(s.repo_id, s.ref or DEFAULT_REF), chosen)
+            )
+    except HubError as exc:
+        raise Undetermined(f"could not tell whether skills are up to date: {exc}") from None
     return [
         OutdatedSkill(s.name, s.repo_id, s.ref or DEFAULT_REF, s.commit, current)
         for s, current in zip(chosen, currents, strict=True)
@@ -579,7 +596,10 @@ def _update(
                     locked.commit,
                     "skipped",
                     list(locked.targets),
-                    detail=f"modified locally: {files}",
+                    detail=(
+                        f"modified locally: {files}; `upskill-hub update {locked.name} --force` "
+                        "overwrites the edits"
+                    ),
                 )
             )
             continue

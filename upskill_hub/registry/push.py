@@ -17,17 +17,19 @@ from pathlib import Path
 
 from huggingface_hub import CommitOperationAdd, CommitOperationDelete
 
-from upskill_hub.errors import HubError, UnsafeSkill, UsageError
+from upskill_hub.errors import HubError, InvalidSkill, SkillNotFound, UnsafeSkill, UsageError
 from upskill_hub.registry.card import CardSkill, build_card, results_section
 from upskill_hub.registry.fetch import (
     ESCAPING_RULES,
     REPO_FILES,
     ScanRefused,
+    ValidationRefused,
     check_skill_dir,
 )
 from upskill_hub.registry.hub import Hub, parse_spec
 from upskill_hub.registry.scan import ScanFinding, ScanLimits, scan_tree
-from upskill_hub.skill import discover_skills, list_files, load_skill
+from upskill_hub.skill import Skill, discover_skills, list_files, load_skill, validate_skill
+from upskill_hub.skill.discover import has_skill_md
 
 CARD_FILE = "README.md"
 #: Findings ``--allow-unsafe`` never overrides on push: links, special files, escaping paths.
@@ -115,8 +117,11 @@ def scan_local(
     """The security scan of each skill under ``path``, over exactly the files push uploads."""
     limits = limits or ScanLimits()
     results: list[tuple[Path, list[ScanFinding]]] = []
+    dirs = discover_skills(Path(path))
+    if dirs == [Path(path)] and not Path(path).is_file() and not has_skill_md(Path(path)):
+        raise SkillNotFound(f"{path}: no skill here (no SKILL.md in it or its subfolders)")
     with tempfile.TemporaryDirectory(prefix="upskill-scan-") as tmp:
-        for index, skill_dir in enumerate(discover_skills(Path(path))):
+        for index, skill_dir in enumerate(dirs):
             staged = Path(tmp) / str(index) / skill_dir.resolve().name
             skipped = _copy_files(skill_dir, staged, list_files(skill_dir))
             results.append((skill_dir, skipped + scan_tree(staged, limits)))
@@ -129,7 +134,7 @@ def _prepare_all(
     prepared: list[_Prepared] = []
     warnings: list[str] = []
     for index, skill_dir in enumerate(dirs):
-        skill = load_skill(skill_dir, with_tests=False)
+        skill = _load_for_push(skill_dir)
         staged = tmp / str(index) / skill_dir.resolve().name
         where = str(skill_dir)
         skipped = _copy_files(skill_dir, staged, skill.files)
@@ -149,6 +154,21 @@ def _prepare_all(
         card = CardSkill(skill.name, skill.description, skill.files, "", skill.license)
         prepared.append(_Prepared(skill.name, "", staged, list(skill.files), card))
     return prepared, warnings
+
+
+def _load_for_push(skill_dir: Path) -> Skill:
+    """The skill, or validate's own precise finding when it cannot even be loaded (a lowercase
+    ``skill.md`` is ``file.name-case``, not "missing SKILL.md")."""
+    try:
+        return load_skill(skill_dir, with_tests=False)
+    except (SkillNotFound, InvalidSkill) as exc:
+        report = validate_skill(skill_dir)
+        if not report.errors:
+            raise
+        first = report.errors[0]
+        raise ValidationRefused(
+            f"{skill_dir}: {first.location()}: {first.rule}: {first.message}", report
+        ) from exc
 
 
 def _with_layout(p: _Prepared, multi: bool) -> _Prepared:

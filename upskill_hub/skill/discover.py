@@ -11,7 +11,7 @@ from upskill_hub.skill.model import SKILL_FILENAME, is_junk, skill_dir_of
 MAX_DEPTH = 8
 
 
-def _has_skill_md(path: Path) -> bool:
+def has_skill_md(path: Path) -> bool:
     try:
         return any(p.name.lower() == "skill.md" for p in path.iterdir())
     except OSError:
@@ -26,14 +26,14 @@ def discover_skills(path: Path) -> list[Path]:
         raise UsageError(f"{path}: no such file or directory")
     if path.is_file() or path.name == SKILL_FILENAME:
         return [skill_dir_of(path)]
-    if _has_skill_md(path):
+    if has_skill_md(path):
         return [path]
     found: list[Path] = []
     root_depth = str(path).rstrip(os.sep).count(os.sep)
     for dirpath, dirnames, _ in os.walk(path, followlinks=False):
         dirnames[:] = sorted(d for d in dirnames if not is_junk(d) and not d.startswith("."))
         current = Path(dirpath)
-        if current != path and _has_skill_md(current):
+        if current != path and has_skill_md(current):
             found.append(current)
             dirnames[:] = []  # a skill's own folders are not skills
         elif dirpath.count(os.sep) - root_depth >= MAX_DEPTH:
