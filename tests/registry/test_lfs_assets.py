@@ -162,3 +162,48 @@ def test_nfc_and_nfd_twins_are_warned_once(
     assert result.code == 0, result.stderr
     output = result.stdout + result.stderr
     assert output.count("differs only in case or Unicode normalization") == 2, output
+
+
+def test_binary_push_with_xet_on_to_a_server_without_xet_fails_before_creating_anything(
+    run_cli: Callable[..., CliResult], hub_server: object, unique_repo_id: str, tmp_path: Path
+) -> None:
+    name = unique_repo_id.split("/")[1]
+    skill = write_skill(tmp_path / "src", name)
+    (skill / "assets").mkdir()
+    (skill / "assets" / "logo.png").write_bytes(PNG)
+    env = {k: v for k, v in os.environ.items() if k != "HF_HUB_DISABLE_XET"}
+    env["PYTHONPATH"] = str(Path(__file__).resolve().parents[2])
+    import subprocess
+    import sys
+
+    done = subprocess.run(
+        [sys.executable, "-m", "upskill_hub", "push", str(skill), "--repo", unique_repo_id],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.strip().splitlines() == [
+        f"error: assets/logo.png is binary and would be uploaded through Xet, which "
+        f"{os.environ['HF_ENDPOINT']} does not serve; set HF_HUB_DISABLE_XET=1 "
+        "(or HF_HUB_DISABLE_XET=0 if it does)"
+    ]
+    assert not HfApi().repo_exists(unique_repo_id)
+
+
+def test_executable_scripts_stay_executable_after_pull(
+    run_cli: Callable[..., CliResult], hub_server: object, unique_repo_id: str, tmp_path: Path
+) -> None:
+    name = unique_repo_id.split("/")[1]
+    files = {"scripts/build.sh": "#!/bin/sh\necho built\n", "scripts/notes.txt": "plain\n"}
+    skill = write_skill(tmp_path / "src", name, files)
+    (skill / "scripts" / "build.sh").chmod(0o755)
+    assert run_cli("push", str(skill), "--repo", unique_repo_id).code == 0
+    for label in ("first", "second"):  # the second pull reads the cached card and listing
+        project = _new_project(tmp_path, label)
+        result = run_cli("pull", unique_repo_id, cwd=project)
+        assert result.code == 0, result.stderr
+        installed = project / ".claude" / "skills" / name / "scripts"
+        assert os.access(installed / "build.sh", os.X_OK), label
+        assert not os.access(installed / "notes.txt", os.X_OK), label

@@ -313,3 +313,33 @@ def test_parallel_pulls_keep_every_lock_entry(
     for skill in lock.skills.values():
         assert (project / ".claude" / "skills" / skill.name / "SKILL.md").is_file()
     assert not (project / ".upskill-hub.lock.flock").exists()  # the folder itself is locked
+
+
+def test_outdated_and_verify_exit_codes_follow_diff(
+    run_cli: Callable[..., CliResult], pushed: tuple[str, str], project: Path, tmp_path: Path
+) -> None:
+    """0 = up to date / matches, 1 = outdated / differs, 2 = could not tell."""
+    repo_id, _ = pushed
+    name = repo_id.split("/")[1]
+    no_lock = run_cli("outdated", cwd=project)
+    assert no_lock.code == 2 and "no lock file" in no_lock.stderr
+    assert run_cli("verify", cwd=project).code == 2
+    assert run_cli("pull", repo_id, cwd=project).code == 0  # the cache now holds the ref
+    assert run_cli("outdated", cwd=project).code == 0
+    assert run_cli("verify", cwd=project).code == 0
+    dead = {"HF_ENDPOINT": "http://127.0.0.1:9"}
+    unreachable = run_cli("outdated", cwd=project, env=dead)
+    assert unreachable.code == 2, unreachable.stdout
+    assert len(unreachable.stderr.strip().splitlines()) == 1
+    assert "could not tell" in unreachable.stderr and "up to date" not in unreachable.stdout
+    offline = run_cli("outdated", cwd=project, env={"HF_HUB_OFFLINE": "1"})
+    assert offline.code == 2 and "HF_HUB_OFFLINE" in offline.stderr
+    source = write_skill(tmp_path / "v2", name, {"scripts/run.py": "print('v2')\n"})
+    push_skills(source, repo_id=repo_id)
+    assert run_cli("outdated", cwd=project).code == 1
+    (project / ".claude/skills" / name / "SKILL.md").write_text("edited\n")
+    assert run_cli("verify", cwd=project).code == 1
+    (project / LOCK_FILENAME).write_text("{not json")
+    for command in ("outdated", "verify"):
+        broken = run_cli(command, cwd=project)
+        assert broken.code == 2 and LOCK_FILENAME in broken.stderr, command

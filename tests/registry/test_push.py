@@ -59,7 +59,7 @@ def test_push_uploads_only_skill_files_with_card_and_tag(
     )
     assert result.code == 0, result.stderr
     out = result.json()
-    assert set(out) == {"repo_id", "commit", "url", "tag"}
+    assert set(out) == {"repo_id", "commit", "url", "tag", "deleted"}
     assert out["repo_id"] == unique_repo_id and out["tag"] == "v1.0.0"
     assert len(out["commit"]) == 40 and out["url"].endswith(unique_repo_id)
     assert _files(unique_repo_id) == ["README.md", "SKILL.md", "references/a.md", "scripts/run.py"]
@@ -319,3 +319,21 @@ def test_scan_accepts_allow_unsafe_like_push(
     assert run_cli("scan", str(dirty)).code == 1
     allowed = run_cli("scan", str(dirty), "--allow-unsafe", "--format", "json")
     assert allowed.code == 0 and allowed.json()["ok"] is True
+
+
+def test_push_names_the_remote_files_it_removes(
+    run_cli: Callable[..., CliResult], hub_server: object, unique_repo_id: str, tmp_path: Path
+) -> None:
+    name = unique_repo_id.split("/")[1]
+    skill = write_skill(
+        tmp_path, name, {"scripts/run.py": "print(1)\n", "references/old.md": "x\n"}
+    )
+    assert run_cli("push", str(skill), "--repo", unique_repo_id).code == 0
+    (skill / "references" / "old.md").unlink()
+    again = run_cli("push", str(skill), "--repo", unique_repo_id)
+    assert again.code == 0, again.stderr
+    assert (
+        "removed from the repo (no longer in the skill folder): references/old.md" in again.stdout
+    )
+    second = run_cli("push", str(skill), "--repo", unique_repo_id, "--format", "json")
+    assert second.json()["deleted"] == []

@@ -124,10 +124,12 @@ def push(
         out.print(f"Pushed {skills} to [bold]{safe(result.repo_id)}[/bold]")
     out.print(f"  commit {result.commit}" + (f"  tag {safe(result.tag)}" if result.tag else ""))
     if result.changed:
-        out.print(
-            f"  {len(result.files)} file(s)"
-            + (f", {len(result.deleted)} removed" if result.deleted else "")
-        )
+        out.print(f"  {len(result.files)} file(s)")
+        if result.deleted:
+            out.print(
+                f"  removed from the repo (no longer in the skill folder): "
+                f"{safe(', '.join(result.deleted))}"
+            )
     out.print(f"  {safe(result.url)}")
 
 

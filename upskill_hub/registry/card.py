@@ -12,9 +12,12 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from huggingface_hub import ModelCard, ModelCardData
 
+#: The card file of a Hub repo.
+CARD_FILE = "README.md"
 SKILLS_TAG = "agent-skills"
 RESULTS_HEADING = "## Results"
 NO_RESULTS = (
@@ -58,19 +61,31 @@ class CardSkill:
     license: str | None = None
 
 
-def build_card(repo_id: str, skills: Sequence[CardSkill], *, results: str | None = None) -> str:
+def build_card(
+    repo_id: str,
+    skills: Sequence[CardSkill],
+    *,
+    results: str | None = None,
+    executables: Sequence[str] = (),
+) -> str:
     """The README.md text for a repo holding ``skills`` (a root skill or ``skills/<name>``).
 
     ``results`` is the Markdown to keep under ``## Results`` (e.g. carried over from the card
-    being replaced); without it the section says there are no results yet.
+    being replaced); without it the section says there are no results yet. ``executables``
+    (repo paths) are recorded in the metadata as ``upskill_hub.executable_files``: the Hub
+    keeps no file modes, so ``pull`` restores the executable bit from there.
     """
     license_id, license_name = _license(skills)
     description = skills[0].description if len(skills) == 1 else _multi_description(skills)
+    extra: dict[str, Any] = (
+        {"upskill_hub": {"executable_files": sorted(executables)}} if executables else {}
+    )
     data = ModelCardData(
         license=license_id,
         license_name=license_name,
         tags=[SKILLS_TAG],
         description=_one_line(description),
+        **extra,
     )
     body = [_title(repo_id, skills), ""]
     for skill in skills:
@@ -93,6 +108,20 @@ def build_card(repo_id: str, skills: Sequence[CardSkill], *, results: str | None
     body += ["## Files", "", "```text", *file_tree(skills), "```", ""]
     body += [RESULTS_HEADING, "", (results or NO_RESULTS).strip(), ""]
     return str(ModelCard(f"---\n{data.to_yaml()}\n---\n\n" + "\n".join(body)))
+
+
+def executable_files(card_text: str) -> set[str]:
+    """The repo paths the card's metadata marks executable (empty for any other card)."""
+    import yaml
+
+    match = re.match(r"\A---\n(.*?)\n---\n", card_text, re.DOTALL)
+    try:
+        data = yaml.safe_load(match.group(1)) if match else None
+    except yaml.YAMLError:
+        return set()
+    section = data.get("upskill_hub") if isinstance(data, dict) else None
+    paths = section.get("executable_files") if isinstance(section, dict) else None
+    return {p for p in paths if isinstance(p, str)} if isinstance(paths, list) else set()
 
 
 def results_section(card_text: str) -> str | None:

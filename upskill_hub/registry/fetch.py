@@ -14,13 +14,14 @@ import posixpath
 import re
 import shutil
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from huggingface_hub import constants
 
 from upskill_hub.errors import HubError, InvalidSkill, UnsafeSkill, UsageError
+from upskill_hub.registry.card import CARD_FILE
 from upskill_hub.registry.hub import Hub, RemoteFile, parse_spec
 from upskill_hub.registry.lock import hash_tree
 from upskill_hub.registry.scan import ScanFinding, ScanLimits, enforce, scan_listing, scan_tree
@@ -206,8 +207,15 @@ def fetch_from(
     chosen = repo.select(names)
     warnings = {s.subpath: check_listing(repo, s, limits, allow_unsafe) for s in chosen}
     wanted = [s.repo_path(f.path) for s in chosen for f in s.files]
-    snapshot = hub.download(repo.repo_id, repo.commit, wanted, repo_type)
-    fetched = [_stage(repo, s, snapshot, limits, allow_unsafe, warnings[s.subpath]) for s in chosen]
+    has_card = any(f.path == CARD_FILE for f in repo.files)
+    snapshot = hub.download(
+        repo.repo_id, repo.commit, wanted + ([CARD_FILE] if has_card else []), repo_type
+    )
+    executables = _card_executables(snapshot) if has_card else set()
+    fetched = [
+        _stage(repo, s, snapshot, limits, allow_unsafe, warnings[s.subpath], executables)
+        for s in chosen
+    ]
     if names and chosen[0].subpath == "" and fetched[0].name not in names:
         raise UsageError(
             f"{repo.repo_id}: no skill named {', '.join(names)} (has: {fetched[0].name})"
@@ -287,6 +295,17 @@ def check_skill_dir(
     return warnings
 
 
+def _card_executables(snapshot: Path) -> set[str]:
+    """Repo paths the card marks executable (the Hub keeps no file modes; push records them)."""
+    from upskill_hub.registry.card import executable_files
+
+    try:
+        text = (snapshot / CARD_FILE).read_text("utf-8", errors="replace")
+    except OSError:
+        return set()
+    return executable_files(text[:65536])
+
+
 def staging_root() -> Path:
     """Where checked copies of fetched skills live (under ``HF_HOME``)."""
     return Path(constants.HF_HOME) / "upskill-hub" / "skills"
@@ -299,6 +318,7 @@ def _stage(
     limits: ScanLimits,
     allow_unsafe: bool,
     listing_warnings: list[str],
+    executables: Collection[str] = frozenset(),
 ) -> FetchedSkill:
     name = skill.name or root_skill_name(snapshot, repo.repo_id)
     where = repo.where(skill)
@@ -310,10 +330,13 @@ def _stage(
     try:
         staged = work / name
         copy_checked(skill, snapshot, staged, limits, where, allow_unsafe=allow_unsafe)
+        for f in skill.files:
+            if skill.repo_path(f.path) in executables:
+                os.chmod(staged / f.path, 0o755)
         warnings = check_skill_dir(staged, limits=limits, allow_unsafe=allow_unsafe, where=where)
         final = parent / name
         files = hash_tree(staged)
-        if not (final.is_dir() and hash_tree(final) == files):
+        if not (final.is_dir() and hash_tree(final) == files and _same_modes(final, staged)):
             old = parent / f".old-{name}-{os.getpid()}"
             if final.exists():
                 os.replace(final, old)
@@ -331,6 +354,16 @@ def _stage(
         files=files,
         warnings=tuple(dict.fromkeys(listing_warnings + warnings)),  # the same finding once
     )
+
+
+def _same_modes(a: Path, b: Path) -> bool:
+    """Whether the files under ``a`` and ``b`` agree on the executable bit."""
+    for path in b.rglob("*"):
+        if path.is_file() and (path.stat().st_mode & 0o100) != (
+            (a / path.relative_to(b)).stat().st_mode & 0o100
+        ):
+            return False
+    return True
 
 
 def root_skill_name(snapshot: Path, repo_id: str) -> str:

@@ -14,11 +14,12 @@ import stat
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
+from urllib.parse import urlsplit
 
 from huggingface_hub import CommitOperationAdd, CommitOperationDelete
 
 from upskill_hub.errors import HubError, InvalidSkill, SkillNotFound, UnsafeSkill, UsageError
-from upskill_hub.registry.card import CardSkill, build_card, results_section
+from upskill_hub.registry.card import CARD_FILE, CardSkill, build_card, results_section
 from upskill_hub.registry.fetch import (
     ESCAPING_RULES,
     REPO_FILES,
@@ -31,7 +32,6 @@ from upskill_hub.registry.scan import ScanFinding, ScanLimits, scan_tree
 from upskill_hub.skill import Skill, discover_skills, list_files, load_skill, validate_skill
 from upskill_hub.skill.discover import has_skill_md
 
-CARD_FILE = "README.md"
 #: Findings ``--allow-unsafe`` never overrides on push: links, special files, escaping paths.
 NEVER_UPLOADED = ESCAPING_RULES | {"symlink", "special-file"}
 
@@ -52,8 +52,14 @@ class PushResult:
     #: False when the repo already held exactly these files: no commit (and no PR) was made.
     changed: bool = True
 
-    def to_dict(self) -> dict[str, str | None]:
-        return {"repo_id": self.repo_id, "commit": self.commit, "url": self.url, "tag": self.tag}
+    def to_dict(self) -> dict[str, str | list[str] | None]:
+        return {
+            "repo_id": self.repo_id,
+            "commit": self.commit,
+            "url": self.url,
+            "tag": self.tag,
+            "deleted": list(self.deleted),
+        }
 
 
 @dataclass(frozen=True)
@@ -242,6 +248,7 @@ def _upload(
     create_pr: bool,
 ) -> PushResult:
     api = hub.api
+    _check_xet(hub, prepared)
     hub.call(
         lambda: api.create_repo(repo_id, private=private, exist_ok=True, repo_type="model"),
         repo_id=repo_id,
@@ -254,7 +261,13 @@ def _upload(
         _check_new_tag(hub, repo_id, tag)
     head = _head(hub, repo_id)
     results = _existing_results(hub, repo_id) if CARD_FILE in existing else None
-    card = build_card(repo_id, [p.card for p in prepared], results=results)
+    executables = [
+        f"{p.subpath}/{rel}" if p.subpath else rel
+        for p in prepared
+        for rel in p.files
+        if os.lstat(p.staged / rel).st_mode & 0o111
+    ]
+    card = build_card(repo_id, [p.card for p in prepared], results=results, executables=executables)
     operations: list[CommitOperationAdd | CommitOperationDelete] = [
         CommitOperationAdd(path_in_repo=CARD_FILE, path_or_fileobj=card.encode("utf-8"))
     ]
@@ -307,6 +320,37 @@ def _upload(
         pr_url=pr_url,
         changed=head is None or info.oid != head,
     )
+
+
+def _needs_lfs(path: Path) -> bool:
+    """Whether the Hub would store ``path`` with LFS/Xet (binary content, or a large file)."""
+    with open(path, "rb") as fh:
+        head = fh.read(8192)
+    return b"\0" in head or path.stat().st_size >= 10 * 1024 * 1024
+
+
+def _check_xet(hub: Hub, prepared: list[_Prepared]) -> None:
+    """Refuse, before anything is created, a binary upload that would go through Xet to a
+    server that is not the Hugging Face Hub.
+
+    With ``hf_xet`` installed huggingface_hub uploads binary files through Xet and has no
+    fallback; a server without Xet (``upskill-hub hub serve``, a mirror) fails mid-push with a
+    raw ``xet-write-token`` error, after the repo was created. ``HF_HUB_DISABLE_XET=0`` says
+    the server does speak Xet.
+    """
+    from huggingface_hub import constants
+    from huggingface_hub.utils._runtime import is_xet_available
+
+    host = urlsplit(hub.endpoint).hostname or ""
+    on_the_hub = host == "huggingface.co" or host.endswith(".huggingface.co")
+    if on_the_hub or not is_xet_available() or os.environ.get("HF_HUB_DISABLE_XET") == "0":
+        return
+    binary = next((rel for p in prepared for rel in p.files if _needs_lfs(p.staged / rel)), None)
+    if binary is not None and not constants.HF_HUB_DISABLE_XET:
+        raise UsageError(
+            f"{binary} is binary and would be uploaded through Xet, which {hub.endpoint} does "
+            "not serve; set HF_HUB_DISABLE_XET=1 (or HF_HUB_DISABLE_XET=0 if it does)"
+        )
 
 
 def _tag_exists(repo_id: str, tag: str) -> UsageError:
