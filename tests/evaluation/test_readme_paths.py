@@ -1,0 +1,50 @@
+"""The README's "Without the embedded model" command works as written, with no llama_cpp."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+from tests.support.llm_servers import constant, openai_server
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def _readme_command() -> list[str]:
+    text = (REPO / "README.md").read_text(encoding="utf-8")
+    section = text.split("## Without the embedded model", 1)[1].split("\n## ", 1)[0]
+    block = re.search(r"```bash\n(.*?)```", section, re.DOTALL)
+    assert block is not None
+    [line] = [ln for ln in block.group(1).splitlines() if ln.startswith("upskill-hub eval")]
+    return line.split()[1:]
+
+
+def test_the_zero_compile_eval_runs_against_a_local_openai_server(tmp_path: Path) -> None:
+    args = _readme_command()
+    assert args[:2] == ["eval", "skills/kernel-builder-cuda-kernels"] and "--base-url" in args
+    blocker = tmp_path / "no-llama"
+    (blocker / "llama_cpp").mkdir(parents=True)
+    (blocker / "llama_cpp" / "__init__.py").write_text("raise ImportError('not installed')\n")
+    env = {k: v for k, v in os.environ.items() if not k.endswith(("_API_KEY", "_BASE_URL"))}
+    env["PYTHONPATH"] = f"{blocker}{os.pathsep}{REPO}"
+    with openai_server(constant("I do not know.")) as srv:
+        args[args.index("--base-url") + 1] = srv.base_url
+        done = subprocess.run(
+            [
+                *(sys.executable, "-m", "upskill_hub", *args),
+                *("--runs", "1", "--format", "json", "--output", str(tmp_path / "runs")),
+            ],
+            cwd=REPO,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
+        assert done.returncode == 0, done.stderr
+        assert {r.json["model"] for r in srv.requests if r.json} == {"my-model"}
+    [model] = json.loads(done.stdout)["models"]
+    assert model["with_skill"]["total"] == model["baseline"]["total"] == 18
