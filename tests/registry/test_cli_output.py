@@ -73,3 +73,58 @@ def test_search_against_a_stopped_server_fails_fast_in_one_line(
     assert len(lines) == 1 and lines[0].startswith("error: ") and "cannot reach" in lines[0]
     assert "Retrying in" not in result.stderr
     assert elapsed < 30  # was ~96 s: huggingface_hub's retries inside ours
+
+
+def test_tables_wrap_long_repo_ids_instead_of_cutting_them(
+    run_cli: Callable[..., CliResult], hub_server: object, tmp_path: Path
+) -> None:
+
+    repo_id = "local-user/" + "a-very-long-skill-repository-name-" * 2 + "end"
+    skill = write_skill(tmp_path / "src", "wrap-me")
+    push_skills(skill, repo_id=repo_id)
+    project = tmp_path / "p"
+    (project / ".git").mkdir(parents=True)
+    assert run_cli("pull", repo_id, cwd=project).code == 0
+    for command in ("list", "outdated"):
+        shown = run_cli(command, cwd=project, env={"COLUMNS": "80"})
+        assert shown.code == 0, shown.stderr
+        assert "…" not in shown.stdout, command
+        rows = [line.split("│") for line in shown.stdout.splitlines() if "│" in line]
+        column = "".join(parts[2].strip() for parts in rows)  # the repo column, folded
+        assert repo_id in column, (command, shown.stdout)
+
+
+def test_scan_of_a_folder_without_a_skill_is_an_error(
+    run_cli: Callable[..., CliResult], tmp_path: Path
+) -> None:
+    (tmp_path / "empty" / "sub").mkdir(parents=True)
+    done = run_cli("scan", str(tmp_path / "empty"))
+    assert done.code == 2
+    assert (
+        done.stderr.strip()
+        == f"error: {tmp_path / 'empty'}: no skill here (no SKILL.md in it or its subfolders)"
+    )
+
+
+def test_push_of_a_lowercase_skill_md_names_the_rule(
+    run_cli: Callable[..., CliResult], hub_server: object, tmp_path: Path
+) -> None:
+    folder = write_skill(tmp_path, "lower-case-skill")
+    (folder / "SKILL.md").rename(folder / "skill.md")
+    done = run_cli("push", str(folder), "--repo", "local-user/lower-case-skill")
+    assert done.code == 1
+    assert "file.name-case: Found a lowercase skill.md; the spec requires SKILL.md" in done.stderr
+
+
+def test_a_skipped_update_suggests_force(
+    run_cli: Callable[..., CliResult], pushed: tuple[str, str], project: Path, tmp_path: Path
+) -> None:
+
+    repo_id, _ = pushed
+    name = repo_id.split("/")[1]
+    assert run_cli("pull", repo_id, cwd=project).code == 0
+    (project / ".claude/skills" / name / "SKILL.md").write_text("edited\n")
+    push_skills(write_skill(tmp_path / "v2", name, {"x.md": "v2\n"}), repo_id=repo_id)
+    done = run_cli("update", cwd=project)
+    assert done.code == 1
+    assert f"`upskill-hub update {name} --force` overwrites the edits" in done.stdout
