@@ -67,8 +67,26 @@ def test_alias_bomb(tmp_path: Path) -> None:
         lines.append(f"{cur}: &{cur} [*{prev},*{prev},*{prev},*{prev},*{prev}]")
     data = ("---\n" + "\n".join(lines) + "\n---\nbody\n").encode()
     report, seconds = _timed(tmp_path, data)
-    assert "aliases" in report.errors[0].message
+    assert [f.message for f in report.errors] == [
+        "YAML aliases in frontmatter expand to more than 10000 nodes"
+    ]
     assert seconds < 2
+
+
+def test_anchors_and_aliases_are_valid_frontmatter(tmp_path: Path) -> None:
+    data = (
+        "---\nname: fuzz-skill\ndescription: &d Builds kernels for H100 GPUs.\n"
+        "metadata:\n  summary: *d\n  base: &b {tier: one}\n  merged: {<<: *b}\n---\nbody\n"
+    )
+    report, seconds = _timed(tmp_path, data.encode())
+    assert not [f for f in report.errors if f.rule == "frontmatter.yaml"], report.errors
+    assert seconds < 2
+
+
+def test_a_self_referencing_alias_is_one_finding(tmp_path: Path) -> None:
+    data = b"---\nname: fuzz-skill\ndescription: x\nloop: &l [*l]\n---\nbody\n"
+    report, _ = _timed(tmp_path, data)
+    assert [f.rule for f in report.errors] == ["frontmatter.yaml"]
 
 
 def test_deep_nesting(tmp_path: Path) -> None:

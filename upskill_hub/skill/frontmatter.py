@@ -2,7 +2,9 @@
 
 Unlike the reference validator, the closing delimiter is a line holding only ``---`` (so
 ``description: a---b`` stays whole), keys keep their line numbers, duplicate keys are reported,
-and hostile YAML (aliases, deep nesting, huge blocks) ends in a finding instead of a hang.
+and hostile YAML (alias bombs, deep nesting, huge blocks) ends in a finding instead of a hang.
+Anchors and aliases are valid YAML and accepted; a document whose aliases would expand past
+:data:`MAX_EXPANDED_NODES` nodes (or :data:`MAX_DEPTH` levels, or into a cycle) is refused.
 """
 
 from __future__ import annotations
@@ -16,6 +18,8 @@ from upskill_hub.skill.findings import Finding
 
 MAX_FRONTMATTER_BYTES = 64 * 1024
 MAX_DEPTH = 32
+#: Nodes the frontmatter may hold once every alias is expanded (a real one has a few dozen).
+MAX_EXPANDED_NODES = 10_000
 
 _Loader: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 _Dumper: Any = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
@@ -44,14 +48,9 @@ def normalize_text(text: str) -> str:
 
 
 def _check_events(source: str) -> Finding | None:
-    """Reject anchors/aliases and excessive nesting before anything is constructed."""
+    """Reject excessive nesting before anything is composed."""
     depth = 0
     for event in yaml.parse(source, Loader=_Loader):
-        if isinstance(event, yaml.AliasEvent) or getattr(event, "anchor", None):
-            line = event.start_mark.line + 2 if event.start_mark else None
-            return _error(
-                "frontmatter.yaml", "YAML anchors and aliases are not allowed in frontmatter", line
-            )
         if isinstance(event, yaml.CollectionStartEvent):
             depth += 1
             if depth > MAX_DEPTH:
@@ -62,6 +61,59 @@ def _check_events(source: str) -> Finding | None:
         elif isinstance(event, yaml.CollectionEndEvent):
             depth -= 1
     return None
+
+
+def _expansion_problem(root: yaml.Node) -> Finding | None:
+    """Size and depth of the document with every alias expanded, without expanding it.
+
+    Composing keeps an alias as a second reference to its anchored node, so the graph is as
+    small as the text; sizes are summed bottom-up, once per node (milliseconds for a "billion
+    laughs" document that would expand to 10^9 nodes).
+    """
+    sizes: dict[int, tuple[int, int]] = {}
+    in_progress: set[int] = set()
+
+    def measure(node: yaml.Node) -> tuple[int, int]:  # (expanded nodes, expanded depth)
+        key = id(node)
+        if key in sizes:
+            return sizes[key]
+        if key in in_progress:
+            raise _Cycle
+        in_progress.add(key)
+        children: list[yaml.Node] = []
+        if isinstance(node, yaml.MappingNode):
+            children = [n for pair in node.value for n in pair]
+        elif isinstance(node, yaml.SequenceNode):
+            children = list(node.value)
+        total, depth = 1, 0
+        for child in children:
+            size, child_depth = measure(child)
+            total, depth = min(total + size, MAX_EXPANDED_NODES + 1), max(depth, child_depth)
+        in_progress.discard(key)
+        sizes[key] = (total, depth + (1 if children else 0))
+        return sizes[key]
+
+    try:
+        total, depth = measure(root)
+    except _Cycle:
+        return _error("frontmatter.yaml", "YAML aliases in frontmatter refer to themselves", 2)
+    except RecursionError:
+        return _error("frontmatter.yaml", "frontmatter nests too deeply", 2)
+    if total > MAX_EXPANDED_NODES:
+        return _error(
+            "frontmatter.yaml",
+            f"YAML aliases in frontmatter expand to more than {MAX_EXPANDED_NODES} nodes",
+            2,
+        )
+    if depth > MAX_DEPTH:
+        return _error(
+            "frontmatter.yaml", f"frontmatter nests deeper than {MAX_DEPTH} levels (aliases)", 2
+        )
+    return None
+
+
+class _Cycle(Exception):
+    pass
 
 
 def _duplicate_keys(node: yaml.Node, findings: list[Finding]) -> None:
@@ -125,6 +177,10 @@ def parse_skill_md(text: str) -> ParsedSkillMd:
         parsed.findings.append(
             _error("frontmatter.not-mapping", "SKILL.md frontmatter must be a YAML mapping", 2)
         )
+        return parsed
+    problem = _expansion_problem(node)
+    if problem:
+        parsed.findings.append(problem)
         return parsed
     _duplicate_keys(node, parsed.findings)
     try:

@@ -49,7 +49,7 @@ RULES: dict[str, str] = {
     "file.encoding": "SKILL.md is UTF-8",
     "frontmatter.missing": "SKILL.md starts with --- frontmatter",
     "frontmatter.unclosed": "the frontmatter is closed by a --- line",
-    "frontmatter.yaml": "the frontmatter is valid YAML without anchors, aliases or deep nesting",
+    "frontmatter.yaml": "the frontmatter is valid YAML, not nested too deep nor an alias bomb",
     "frontmatter.too-large": "the frontmatter is at most 64 KiB",
     "frontmatter.not-mapping": "the frontmatter is a YAML mapping",
     "frontmatter.duplicate-key": "no key appears twice",
