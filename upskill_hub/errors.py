@@ -39,7 +39,24 @@ class UnsafeSkill(UpskillHubError):
 
 
 class HubError(UpskillHubError):
-    """A Hub request failed; the message names the repo and what to do."""
+    """A Hub request failed; the message names the repo and what to do.
+
+    ``status`` (the HTTP status, when there was one), ``repo_id`` and ``revision`` let callers
+    branch on what happened without reading the message.
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        status: int | None = None,
+        repo_id: str | None = None,
+        revision: str | None = None,
+    ) -> None:
+        super().__init__(message)
+        self.status = status
+        self.repo_id = repo_id
+        self.revision = revision
 
 
 class RepoNotFound(HubError):

@@ -294,7 +294,7 @@ def _write_card(
         try:
             return _write_card_once(hub, repo_id, record, rows, split, redactor)
         except HubError as exc:
-            if attempt == 3 or _status(exc) != 412:
+            if attempt == 3 or exc.status != 412:
                 raise
     raise AssertionError("unreachable")  # pragma: no cover
 
@@ -313,7 +313,7 @@ def _write_card_once(
 
     chart = record.folder.chart_file
     chart_path = f"charts/{split}.png" if chart.is_file() else None
-    head = hub.call(lambda: hub.api.repo_info(repo_id, repo_type="dataset"), repo_id=repo_id).sha
+    head = hub.head(repo_id, "dataset")
     if head is None:
         raise HubError(f"{repo_id}: the Hub returned no commit for the dataset")
     existing = hub.download_file(repo_id, CARD_FILE, head, "dataset").read_text("utf-8")
@@ -327,24 +327,14 @@ def _write_card_once(
     if tests.is_file():
         text = redactor(tests.read_text("utf-8"))
         ops.append(CommitOperationAdd(tests_path(split), text.encode("utf-8")))
-    info = hub.call(
-        lambda: hub.api.create_commit(
-            repo_id,
-            ops,
-            commit_message=f"Card, chart and tests for {split}",
-            repo_type="dataset",
-            parent_commit=head,
-        ),
-        repo_id=repo_id,
-        action="update the dataset card",
+    info = hub.create_commit(
+        repo_id,
+        ops,
+        message=f"Card, chart and tests for {split}",
+        repo_type="dataset",
+        parent_commit=head,
     )
     return str(info.oid)
-
-
-def _status(exc: BaseException) -> int | None:
-    cause = exc.__cause__
-    response = getattr(cause, "response", None)
-    return getattr(response, "status_code", None)
 
 
 def push_results(
@@ -385,11 +375,7 @@ def push_results(
         raise UsageError(f"{record.folder.summary_file}: no model results to publish")
 
     hub = Hub(token=token)
-    hub.call(
-        lambda: hub.api.create_repo(repo_id, repo_type="dataset", private=private, exist_ok=True),
-        repo_id=repo_id,
-        action="create the dataset",
-    )
+    hub.create_repo(repo_id, repo_type="dataset", private=private)
     with quiet_datasets():
         _push_split(hub, repo_id, SAMPLES_CONFIG, samples, split, token)
         _push_split(hub, repo_id, SUMMARY_CONFIG, summary, split, token)

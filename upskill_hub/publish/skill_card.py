@@ -67,26 +67,21 @@ def update_results(
     hub: Hub, repo_id: str, markdown: str, *, create_pr: bool = False
 ) -> tuple[str, str | None]:
     """Write ``markdown`` as the card's results section; (commit, pull request URL or None)."""
-    info = hub.call(lambda: hub.api.repo_info(repo_id), repo_id=repo_id, action="read the repo")
-    head = info.sha
-    names = {s.rfilename for s in getattr(info, "siblings", None) or []}
+    from huggingface_hub import CommitOperationAdd
+
+    head = hub.head(repo_id)
     current = ""
-    if head and CARD_FILE in names:
+    if head and CARD_FILE in hub.repo_files(repo_id):
         current = hub.download_file(repo_id, CARD_FILE, head).read_text(encoding="utf-8")
     if current.strip():
         updated = replace_results_section(current, markdown)
     else:
         updated = f"{RESULTS_HEADING}\n\n{markdown.strip()}\n"
-    commit = hub.call(
-        lambda: hub.api.upload_file(
-            path_or_fileobj=updated.encode("utf-8"),
-            path_in_repo=CARD_FILE,
-            repo_id=repo_id,
-            commit_message="Update evaluation results",
-            create_pr=create_pr,
-            parent_commit=head,
-        ),
-        repo_id=repo_id,
-        action="update the model card",
+    commit = hub.create_commit(
+        repo_id,
+        [CommitOperationAdd(path_in_repo=CARD_FILE, path_or_fileobj=updated.encode("utf-8"))],
+        message="Update evaluation results",
+        create_pr=create_pr,
+        parent_commit=head,
     )
     return str(commit.oid), (str(commit.pr_url) if commit.pr_url else None)

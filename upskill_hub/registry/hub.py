@@ -18,7 +18,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
-import httpx2
 from huggingface_hub import (
     HfApi,
     constants,
@@ -28,18 +27,8 @@ from huggingface_hub import (
 )
 from huggingface_hub.errors import (
     CachedRepoTreeNotFoundError,
-    EntryNotFoundError,
-    GatedRepoError,
-    HfHubHTTPError,
-    HFValidationError,
-    LocalEntryNotFoundError,
-    LocalTokenNotFoundError,
-    OfflineModeIsEnabled,
-    RepositoryNotFoundError,
-    RevisionNotFoundError,
-    RevisionResolutionError,
 )
-from huggingface_hub.hf_api import ModelInfo, RepoFile
+from huggingface_hub.hf_api import CommitInfo, ModelInfo, RepoFile
 from huggingface_hub.utils import (
     build_hf_headers,
     disable_progress_bars,
@@ -49,19 +38,13 @@ from huggingface_hub.utils import (
 
 from upskill_hub import __version__
 from upskill_hub.backoff import backoff_delay
-from upskill_hub.errors import HubError, RepoNotFound, RevisionNotFound, UsageError
-from upskill_hub.secrets import Redactor
+from upskill_hub.errors import HubError, UsageError
+from upskill_hub.registry.hub_errors import map_hub_error, transient
 
 T = TypeVar("T")
 
 COMMIT_RE = re.compile(r"[0-9a-f]{40}")
 _REPO_ID_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,95}/[A-Za-z0-9][A-Za-z0-9._-]{0,95}")
-_TRANSIENT_STATUS = frozenset({408, 425, 429, 500, 502, 503, 504})
-_TRANSIENT_EXC: tuple[type[BaseException], ...] = (
-    httpx2.TimeoutException,
-    httpx2.NetworkError,
-    httpx2.RemoteProtocolError,
-)
 
 
 @dataclass(frozen=True)
@@ -183,8 +166,8 @@ class Hub:
             try:
                 return fn()
             except Exception as exc:
-                transient, retry_after = _transient(exc)
-                if transient and attempt < attempts:
+                retry, retry_after = transient(exc)
+                if retry and attempt < attempts:
                     time.sleep(self.retry.delay(attempt, retry_after))
                     continue
                 mapped = self.map_error(
@@ -204,73 +187,16 @@ class Hub:
         attempts: int = 1,
     ) -> HubError | UsageError | None:
         """The typed error for a huggingface_hub / network exception, or None if it is not one."""
-        where = f"{repo_id}@{revision}" if revision else repo_id
-        tries = f" after {attempts} attempts" if attempts > 1 else ""
-        root = _root_cause(exc)
-        if _in_chain(exc, LocalTokenNotFoundError):
-            return HubError(
-                f"{where}: no Hugging Face token ({action}); set HF_TOKEN or run `hf auth login`"
-            )
-        if isinstance(exc, HFValidationError):
-            return UsageError(f"{repo_id!r} is not a valid Hub repo id or revision")
-        if isinstance(root, RevisionNotFoundError):
-            return RevisionNotFound(
-                f"{where}: revision not found on {self.endpoint}; check the branch, tag or commit"
-            )
-        if isinstance(root, GatedRepoError):
-            return HubError(
-                f"{repo_id}: gated repository; accept its terms on {self.repo_url(repo_id)} "
-                "and set HF_TOKEN"
-            )
-        if isinstance(root, RepositoryNotFoundError):
-            return RepoNotFound(
-                f"{repo_id}: repository not found on {self.endpoint}; check the id "
-                "(private repos need HF_TOKEN)"
-            )
-        if isinstance(root, EntryNotFoundError) and not isinstance(exc, LocalEntryNotFoundError):
-            return HubError(f"{where}: file not found in the repository ({action})")
-        if isinstance(root, OfflineModeIsEnabled) or (
-            isinstance(exc, LocalEntryNotFoundError) and constants.HF_HUB_OFFLINE
-        ):
-            return HubError(
-                f"{where}: not in the local cache and HF_HUB_OFFLINE is set; "
-                "run once with network access"
-            )
-        if isinstance(root, HfHubHTTPError):
-            return self._status_error(root, where, tries)
-        if isinstance(root, httpx2.TransportError):
-            reason = type(root).__name__
-            return HubError(
-                f"{where}: cannot reach the Hub at {self.endpoint} ({reason}){tries}; "
-                "check the network or HF_ENDPOINT"
-            )
-        if isinstance(exc, (LocalEntryNotFoundError, RevisionResolutionError)):
-            return HubError(
-                f"{where}: the Hub at {self.endpoint} could not be reached and nothing is "
-                "cached; check the network or HF_ENDPOINT"
-            )
-        return None
-
-    def _status_error(self, err: HfHubHTTPError, where: str, tries: str) -> HubError:
-        status = err.response.status_code if err.response is not None else 0
-        if status == 401:
-            return HubError(f"{where}: authentication failed (401); set HF_TOKEN to a valid token")
-        if status == 403:
-            return HubError(
-                f"{where}: access denied (403); the token lacks permission "
-                "(publishing needs a write token)"
-            )
-        if status == 404:
-            return RepoNotFound(f"{where}: not found on {self.endpoint} (404); check the id")
-        if status == 429:
-            return HubError(f"{where}: rate limited by the Hub (429){tries}; wait and retry")
-        if status >= 500:
-            return HubError(f"{where}: the Hub answered {status}{tries}; try again later")
-        detail = (err.server_message or "").splitlines()[0][:200] if err.server_message else ""
-        # the body is the server's text: an endpoint may echo the Authorization header back
-        token = self._token if isinstance(self._token, str) else None
-        detail = Redactor([token])(detail)
-        return HubError(f"{where}: the Hub refused the request ({status}) {detail}".rstrip())
+        return map_hub_error(
+            exc,
+            endpoint=self.endpoint,
+            repo_url=self.repo_url(repo_id),
+            token=self._token if isinstance(self._token, str) else None,
+            repo_id=repo_id,
+            revision=revision,
+            action=action,
+            attempts=attempts,
+        )
 
     # -- reads ---------------------------------------------------------------------------------
 
@@ -406,6 +332,106 @@ class Hub:
         )
         return Path(local)
 
+    # -- writes --------------------------------------------------------------------------------
+
+    def create_repo(
+        self,
+        repo_id: str,
+        *,
+        repo_type: str = "model",
+        private: bool = False,
+        space_sdk: str | None = None,
+    ) -> None:
+        """Create the repo unless it exists (an existing repo is left as it is)."""
+        self.call(
+            lambda: self.api.create_repo(
+                repo_id,
+                repo_type=repo_type,
+                private=private,
+                exist_ok=True,
+                space_sdk=space_sdk,
+            ),
+            repo_id=repo_id,
+            action="create repo",
+        )
+
+    def create_commit(
+        self,
+        repo_id: str,
+        operations: Sequence[Any],
+        *,
+        message: str,
+        description: str | None = None,
+        repo_type: str = "model",
+        revision: str | None = None,
+        create_pr: bool = False,
+        parent_commit: str | None = None,
+    ) -> CommitInfo:
+        """One commit of ``operations`` (huggingface_hub ``CommitOperation*``) or a PR."""
+        return self.call(
+            lambda: self.api.create_commit(
+                repo_id,
+                list(operations),
+                commit_message=message,
+                commit_description=description,
+                repo_type=repo_type,
+                revision=revision,
+                create_pr=create_pr,
+                parent_commit=parent_commit,
+            ),
+            repo_id=repo_id,
+            revision=revision,
+            action="commit",
+        )
+
+    def create_tag(
+        self,
+        repo_id: str,
+        tag: str,
+        *,
+        revision: str,
+        message: str | None = None,
+        repo_type: str = "model",
+    ) -> None:
+        """Tag ``revision``; an existing tag is a :class:`HubError` with ``status == 409``."""
+        self.call(
+            lambda: self.api.create_tag(
+                repo_id, tag=tag, revision=revision, tag_message=message, repo_type=repo_type
+            ),
+            repo_id=repo_id,
+            revision=tag,
+            action="create tag",
+        )
+
+    # -- repo metadata -------------------------------------------------------------------------
+
+    def head(self, repo_id: str, repo_type: str = "model") -> str | None:
+        """The commit the default branch is at (None for a repo without commits)."""
+        info = self.call(
+            lambda: self.api.repo_info(repo_id, repo_type=repo_type),
+            repo_id=repo_id,
+            action="read the repo",
+        )
+        return str(info.sha) if info.sha else None
+
+    def repo_files(self, repo_id: str, repo_type: str = "model") -> list[str]:
+        """Every file path on the default branch."""
+        return self.call(
+            lambda: self.api.list_repo_files(repo_id, repo_type=repo_type),
+            repo_id=repo_id,
+            action="list",
+            retries=False,  # list_repo_files retries through huggingface_hub's own backoff
+        )
+
+    def tags(self, repo_id: str, repo_type: str = "model") -> list[str]:
+        """The repo's tag names."""
+        refs = self.call(
+            lambda: self.api.list_repo_refs(repo_id, repo_type=repo_type),
+            repo_id=repo_id,
+            action="list refs",
+        )
+        return [t.name for t in refs.tags]
+
     def whoami(self) -> str:
         """The user name the token belongs to (for default push namespaces)."""
         info = self.call(lambda: self.api.whoami(), repo_id="whoami", action="whoami")
@@ -423,51 +449,3 @@ def _remote_file(f: RepoFile) -> RemoteFile:
         blob_id=getattr(f, "blob_id", None),
         lfs_sha256=getattr(lfs, "sha256", None) if lfs is not None else None,
     )
-
-
-def _in_chain(exc: BaseException, kind: type[BaseException]) -> bool:
-    seen: set[int] = set()
-    current: BaseException | None = exc
-    while current is not None and id(current) not in seen:
-        if isinstance(current, kind):
-            return True
-        seen.add(id(current))
-        current = current.__cause__ or current.__context__
-    return False
-
-
-def _root_cause(exc: BaseException) -> BaseException:
-    """The most specific Hub/network error behind ``exc`` (snapshot_download wraps them)."""
-    seen: set[int] = set()
-    current: BaseException | None = exc
-    best = exc
-    while current is not None and id(current) not in seen:
-        seen.add(id(current))
-        if isinstance(current, (HfHubHTTPError, httpx2.TransportError, OfflineModeIsEnabled)):
-            return current
-        current = current.__cause__ or current.__context__
-    return best
-
-
-def _transient(exc: BaseException) -> tuple[bool, float | None]:
-    """Whether ``exc`` is worth retrying, and the server's Retry-After in seconds if any."""
-    root = _root_cause(exc)
-    if isinstance(root, (OfflineModeIsEnabled, httpx2.ProxyError)):
-        return False, None
-    if isinstance(root, HfHubHTTPError) and root.response is not None:
-        status = root.response.status_code
-        if status in _TRANSIENT_STATUS or status >= 500:
-            return True, _retry_after(root.response.headers.get("Retry-After"))
-        return False, None
-    if isinstance(root, _TRANSIENT_EXC):
-        return True, None
-    return False, None
-
-
-def _retry_after(value: str | None) -> float | None:
-    if not value:
-        return None
-    try:
-        return float(value)
-    except ValueError:
-        return None

@@ -247,16 +247,9 @@ def _upload(
     message: str | None,
     create_pr: bool,
 ) -> PushResult:
-    api = hub.api
     _check_xet(hub, prepared)
-    hub.call(
-        lambda: api.create_repo(repo_id, private=private, exist_ok=True, repo_type="model"),
-        repo_id=repo_id,
-        action="create repo",
-    )
-    existing = hub.call(
-        lambda: api.list_repo_files(repo_id), repo_id=repo_id, action="list", retries=False
-    )
+    hub.create_repo(repo_id, private=private)
+    existing = hub.repo_files(repo_id)
     if tag:
         _check_new_tag(hub, repo_id, tag)
     head = _head(hub, repo_id)
@@ -285,26 +278,14 @@ def _upload(
     deleted = sorted(f for f in existing if f not in keep)
     operations += [CommitOperationDelete(path_in_repo=f) for f in deleted]
     names = ", ".join(p.name for p in prepared)
-    info = hub.call(
-        lambda: api.create_commit(
-            repo_id,
-            operations,
-            commit_message=message or f"Upload skill {names}",
-            create_pr=create_pr,
-        ),
-        repo_id=repo_id,
-        action="commit",
+    info = hub.create_commit(
+        repo_id, operations, message=message or f"Upload skill {names}", create_pr=create_pr
     )
     if tag:
         try:
-            hub.call(
-                lambda: api.create_tag(repo_id, tag=tag, revision=info.oid, tag_message=message),
-                repo_id=repo_id,
-                revision=tag,
-                action="create tag",
-            )
+            hub.create_tag(repo_id, tag, revision=info.oid, message=message)
         except HubError as exc:
-            if "(409)" in str(exc):
+            if exc.status == 409:
                 raise _tag_exists(repo_id, tag) from exc
             raise
     pr_url = getattr(info, "pr_url", None)
@@ -362,8 +343,7 @@ def _tag_exists(repo_id: str, tag: str) -> UsageError:
 
 def _check_new_tag(hub: Hub, repo_id: str, tag: str) -> None:
     """Refuse before committing when ``tag`` already names a commit of the repo."""
-    refs = hub.call(lambda: hub.api.list_repo_refs(repo_id), repo_id=repo_id, action="list refs")
-    if any(t.name == tag for t in refs.tags):
+    if tag in hub.tags(repo_id):
         raise _tag_exists(repo_id, tag)
 
 

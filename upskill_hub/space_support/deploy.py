@@ -136,32 +136,19 @@ def deploy_space(
 def _upload(repo_id: str, files: dict[str, bytes], *, private: bool, hub: Hub) -> DeployResult:
     from huggingface_hub import CommitOperationAdd, CommitOperationDelete
 
-    api = hub.api
-    hub.call(
-        lambda: api.create_repo(
-            repo_id, repo_type="space", space_sdk="gradio", private=private, exist_ok=True
-        ),
-        repo_id=repo_id,
-        action="create space",
-    )
-    existing = hub.call(
-        lambda: api.list_repo_files(repo_id, repo_type="space"), repo_id=repo_id, action="list"
-    )
+    hub.create_repo(repo_id, repo_type="space", space_sdk="gradio", private=private)
+    existing = hub.repo_files(repo_id, repo_type="space")
     deleted = sorted(f for f in existing if f not in files and f != ".gitattributes")
     operations: list[CommitOperationAdd | CommitOperationDelete] = [
         CommitOperationAdd(path_in_repo=path, path_or_fileobj=data)
         for path, data in sorted(files.items())
     ]
     operations += [CommitOperationDelete(path_in_repo=path) for path in deleted]
-    info = hub.call(
-        lambda: api.create_commit(
-            repo_id,
-            operations,
-            repo_type="space",
-            commit_message=f"Deploy upskill-hub {__version__} Space",
-        ),
-        repo_id=repo_id,
-        action="commit",
+    info = hub.create_commit(
+        repo_id,
+        operations,
+        repo_type="space",
+        message=f"Deploy upskill-hub {__version__} Space",
     )
     return DeployResult(
         repo_id=repo_id,
