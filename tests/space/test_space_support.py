@@ -16,7 +16,7 @@ from upskill_hub.space_support import form as forms
 from upskill_hub.space_support import tables
 from upskill_hub.space_support.live import EvalView, VisitorGate, stream_eval, visitor_id
 from upskill_hub.space_support.messages import describe_error
-from upskill_hub.space_support.network import UnsafeURL, blocked_reason, check_base_url
+from upskill_hub.space_support.network import UnsafeURL, blocked_reason, ssrf_guarded_url
 from upskill_hub.space_support.settings import SpaceSettings, is_hosted
 from upskill_hub.space_support.skills import DEFAULT_SKILL, bundled_skills, find_skills_dir
 
@@ -68,29 +68,29 @@ def test_hosted_mode_is_detected_from_space_id(tmp_path: Path) -> None:
 )
 def test_hosted_guard_refuses_internal_addresses(url: str) -> None:
     with pytest.raises(UnsafeURL):
-        check_base_url(url, hosted=True, resolver=public_resolver)
+        ssrf_guarded_url(url, hosted=True, resolver=public_resolver)
 
 
 def test_hosted_guard_checks_every_resolved_address() -> None:
     with pytest.raises(UnsafeURL, match="private network"):
-        check_base_url("https://api.example.com/v1", hosted=True, resolver=private_resolver)
+        ssrf_guarded_url("https://api.example.com/v1", hosted=True, resolver=private_resolver)
     assert (
-        check_base_url(" https://api.example.com/v1 ", hosted=True, resolver=public_resolver)
+        ssrf_guarded_url(" https://api.example.com/v1 ", hosted=True, resolver=public_resolver)
         == "https://api.example.com/v1"
     )
 
 
 def test_hosted_guard_wants_https_and_no_credentials() -> None:
     with pytest.raises(UnsafeURL, match="https"):
-        check_base_url("http://api.example.com/v1", hosted=True, resolver=public_resolver)
+        ssrf_guarded_url("http://api.example.com/v1", hosted=True, resolver=public_resolver)
     with pytest.raises(UnsafeURL, match="user name or password"):
-        check_base_url("https://u:p@api.example.com/v1", hosted=False)
+        ssrf_guarded_url("https://u:p@api.example.com/v1", hosted=False)
     with pytest.raises(UnsafeURL):
-        check_base_url("file:///etc/passwd", hosted=False)
+        ssrf_guarded_url("file:///etc/passwd", hosted=False)
 
 
 def test_local_mode_allows_local_servers() -> None:
-    assert check_base_url("http://127.0.0.1:9/v1", hosted=False) == "http://127.0.0.1:9/v1"
+    assert ssrf_guarded_url("http://127.0.0.1:9/v1", hosted=False) == "http://127.0.0.1:9/v1"
     assert blocked_reason("8.8.8.8") is None
     assert blocked_reason("127.0.0.1") == "a loopback address"
 

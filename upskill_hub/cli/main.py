@@ -53,13 +53,7 @@ def _root(
 
 
 for _name in COMMAND_MODULES:
-    try:
-        _module = importlib.import_module(f"upskill_hub.cli.{_name}")
-    except ModuleNotFoundError as _exc:  # an area not built yet
-        if _exc.name != f"upskill_hub.cli.{_name}":
-            raise
-        continue
-    _module.register(app)
+    importlib.import_module(f"upskill_hub.cli.{_name}").register(app)
 
 
 #: Commands that roll back everything they did when interrupted (staged installs, lock writes

@@ -245,7 +245,7 @@ def verify(
 ) -> None:
     """Check installed skills against the lock: exit 0 when all match, 1 naming every differing
     file, 2 when it cannot tell (no lock, unreadable lock)."""
-    from upskill_hub.registry.pull import verify as run
+    from upskill_hub.registry.project import verify as run
 
     bad = run(project)
     if output_format is OutputFormat.json:
@@ -267,7 +267,7 @@ def list_skills(
 ) -> None:
     """Installed skills with source, commit and modified state."""
 
-    from upskill_hub.registry.pull import list_installed
+    from upskill_hub.registry.project import list_installed
 
     states = list_installed(project)
     if output_format is OutputFormat.json:
@@ -297,7 +297,7 @@ def remove(
     output_format: OutputFormat = FORMAT_OPTION,
 ) -> None:
     """Uninstall a skill (every folder and link) and drop it from the lock."""
-    from upskill_hub.registry.pull import remove as run
+    from upskill_hub.registry.project import remove as run
 
     targets = run(name, force=force, project_root=project)
     if output_format is OutputFormat.json:
@@ -317,7 +317,7 @@ def outdated(
     cannot be reached, the lock is missing or unreadable), as ``diff`` does.
     """
 
-    from upskill_hub.registry.pull import outdated as run
+    from upskill_hub.registry.project import outdated as run
 
     rows = run(names or [], project_root=project)
     stale = any(r.outdated for r in rows)
@@ -345,7 +345,7 @@ def search(
 ) -> None:
     """List Hub model repos tagged agent-skills that match QUERY."""
 
-    from upskill_hub.registry.discovery import search as run
+    from upskill_hub.registry.search import search as run
 
     hits = run(query, limit=limit)
     if output_format is OutputFormat.json:
@@ -365,7 +365,7 @@ def info(
     output_format: OutputFormat = FORMAT_OPTION,
 ) -> None:
     """Show a repo's skills: file tree, sizes, frontmatter and scan findings (no install)."""
-    from upskill_hub.registry.discovery import info as run
+    from upskill_hub.registry.search import info as run
 
     result = run(spec)
     if output_format is OutputFormat.json:

@@ -1,6 +1,6 @@
 """Run an eval: every (model, case, run, arm) sample, concurrently, saved as each one finishes.
 
-What it fixes from upskill 0.2.1 (reference §4):
+What it fixes from upskill 0.2.1:
 
 * every request goes to its own model: one provider per model, resolved once before anything
   runs (an unknown model fails before a run folder exists) and closed at the end;

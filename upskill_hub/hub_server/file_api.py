@@ -15,7 +15,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 
 from upskill_hub.hub_server.api_errors import HubApiError, entry_not_found
-from upskill_hub.hub_server.app import Call, take_revision
+from upskill_hub.hub_server.call import Call, take_revision
 from upskill_hub.hub_server.storage import HubStore
 
 _CHUNK = 1024 * 1024

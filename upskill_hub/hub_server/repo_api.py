@@ -11,7 +11,7 @@ from urllib.parse import parse_qs, urlencode
 from starlette.responses import JSONResponse, Response
 
 from upskill_hub.hub_server.api_errors import HubApiError
-from upskill_hub.hub_server.app import Call, take_revision
+from upskill_hub.hub_server.call import Call, take_revision
 from upskill_hub.hub_server.cards import CardMetadataError, card_metadata
 from upskill_hub.hub_server.repo_views import (
     commit_item,

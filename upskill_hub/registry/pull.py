@@ -2,8 +2,8 @@
 
 ``pull`` fetches (scan + validation happen in :mod:`registry.fetch`, before the project is
 touched), installs atomically and records the commit. ``install`` restores the locked commits,
-``update`` moves skills to the current commit of their ref, ``verify``, ``list_installed``,
-``outdated`` and ``remove`` read or edit the lock.
+``update`` moves skills to the current commit of their ref. Reading the project's state
+(``list``, ``verify``, ``outdated``) and ``remove`` are in :mod:`.project`.
 
 ``install --frozen`` fails (LockError, nothing written) whenever the lock would change:
 the lock file is missing; a skill asked for on the command line is not in it (or is locked at
@@ -19,10 +19,10 @@ from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from upskill_hub.errors import HubError, LocalModifications, LockError, Undetermined, UsageError
+from upskill_hub.errors import LocalModifications, LockError, UsageError
 from upskill_hub.registry.fetch import FetchedSkill, fetch_skills
 from upskill_hub.registry.hub import COMMIT_RE, Hub, parse_spec
-from upskill_hub.registry.install import install_skill, modified_files, remove_skill
+from upskill_hub.registry.install import install_skill
 from upskill_hub.registry.lock import (
     LOCK_FILENAME,
     Lock,
@@ -33,10 +33,14 @@ from upskill_hub.registry.lock import (
     target_entry,
     write_lock,
 )
-from upskill_hub.registry.targets import find_project_root, is_agent_folder, skills_dirs
-
-DEFAULT_REF = "main"
-DEFAULT_WORKERS = 8
+from upskill_hub.registry.project import (
+    DEFAULT_REF,
+    DEFAULT_WORKERS,
+    locked_skills,
+    project_root_for,
+    skill_state,
+)
+from upskill_hub.registry.targets import is_agent_folder, skills_dirs
 
 
 class _FromFetch:
@@ -89,53 +93,6 @@ class InstallReport:
             "lock": str(lock_path(self.project_root)),
             "skills": [s.to_dict() for s in self.skills],
         }
-
-
-@dataclass(frozen=True)
-class SkillState:
-    """A locked skill and how its installed copies compare with the lock."""
-
-    name: str
-    repo_id: str
-    ref: str | None
-    commit: str
-    subpath: str
-    targets: list[str]
-    missing: list[str]
-    modified: dict[str, list[str]]
-
-    @property
-    def clean(self) -> bool:
-        return not self.missing and not self.modified
-
-    def differing_files(self) -> list[str]:
-        """``<target>/<file>`` for every differing file, and each missing install folder."""
-        out = [f"{t} (missing)" for t in self.missing]
-        out += [f"{t}/{f}" for t, files in self.modified.items() for f in files]
-        return out
-
-    def to_dict(self) -> dict[str, Any]:
-        return {**asdict(self), "clean": self.clean}
-
-
-@dataclass(frozen=True)
-class OutdatedSkill:
-    name: str
-    repo_id: str
-    ref: str
-    locked: str
-    current: str
-
-    @property
-    def outdated(self) -> bool:
-        return self.locked != self.current
-
-    def to_dict(self) -> dict[str, Any]:
-        return {**asdict(self), "outdated": self.outdated}
-
-
-def project_root_for(path: Path | None) -> Path:
-    return find_project_root(Path(path) if path else Path.cwd())
 
 
 # -- pull ---------------------------------------------------------------------------------------
@@ -306,102 +263,6 @@ def _unique(dirs: Sequence[Path]) -> list[Path]:
     return out
 
 
-# -- state of the project -----------------------------------------------------------------------
-
-
-def skill_state(root: Path, locked: LockedSkill) -> SkillState:
-    """Compare each installed copy of ``locked`` with the hashes in the lock."""
-    missing: list[str] = []
-    modified: dict[str, list[str]] = {}
-    seen: set[str] = set()
-    for entry, path in zip(locked.targets, locked.target_paths(root), strict=True):
-        if not path.is_dir():
-            missing.append(entry)
-            continue
-        real = os.path.realpath(path)
-        if real in seen:
-            continue  # a symlink to a copy already compared: its files are that copy's files
-        seen.add(real)
-        changed = modified_files(path, locked)
-        if changed:
-            modified[entry] = changed
-    return SkillState(
-        name=locked.name,
-        repo_id=locked.repo_id,
-        ref=locked.ref,
-        commit=locked.commit,
-        subpath=locked.subpath,
-        targets=list(locked.targets),
-        missing=missing,
-        modified=modified,
-    )
-
-
-def list_installed(project_root: Path | None = None) -> list[SkillState]:
-    """Every locked skill with its source, commit and modified state."""
-    root = project_root_for(project_root)
-    lock = read_lock(root)
-    return [skill_state(root, lock.skills[name]) for name in sorted(lock.skills)]
-
-
-def verify(project_root: Path | None = None) -> list[SkillState]:
-    """The locked skills whose installed files differ from the lock (empty when all match)."""
-    root = project_root_for(project_root)
-    if not lock_path(root).is_file():
-        raise Undetermined(f"{lock_path(root)}: no lock file to verify against")
-    try:
-        return [s for s in list_installed(root) if not s.clean]
-    except LockError as exc:
-        raise Undetermined(str(exc)) from None
-
-
-def remove(name: str, *, force: bool = False, project_root: Path | None = None) -> list[str]:
-    """Uninstall ``name`` (every folder and link) and drop it from the lock; its old targets."""
-    root = project_root_for(project_root)
-    with locked_project(root):
-        lock = read_lock(root)
-        targets = list(lock.skills[name].targets) if name in lock.skills else []
-        write_lock(root, remove_skill(name, lock, root, force=force))
-    return targets
-
-
-def outdated(
-    names: Sequence[str] = (), *, project_root: Path | None = None, hub: Hub | None = None
-) -> list[OutdatedSkill]:
-    """Locked commit vs the current commit of each skill's ref (a pinned commit never moves).
-
-    Every ref is asked of the Hub: when it cannot be reached (or the lock is missing or
-    unreadable) this raises :class:`Undetermined` rather than answer from a cache.
-    """
-    root = project_root_for(project_root)
-    hub = hub or Hub()
-    if not lock_path(root).is_file():
-        raise Undetermined(f"{lock_path(root)}: no lock file; nothing to compare")
-    try:
-        lock = read_lock(root)
-    except LockError as exc:
-        raise Undetermined(str(exc)) from None
-    chosen = _locked(lock, names)
-    try:
-        with ThreadPoolExecutor(max_workers=DEFAULT_WORKERS) as pool:
-            currents = list(
-                pool.map(lambda s: hub.resolve_online(s.repo_id, s.ref or DEFAULT_REF), chosen)
-            )
-    except HubError as exc:
-        raise Undetermined(f"could not tell whether skills are up to date: {exc}") from None
-    return [
-        OutdatedSkill(s.name, s.repo_id, s.ref or DEFAULT_REF, s.commit, current)
-        for s, current in zip(chosen, currents, strict=True)
-    ]
-
-
-def _locked(lock: Lock, names: Sequence[str]) -> list[LockedSkill]:
-    missing = [n for n in names if n not in lock.skills]
-    if missing:
-        raise UsageError(f"not in {LOCK_FILENAME}: {', '.join(missing)}")
-    return [lock.skills[n] for n in (names or sorted(lock.skills))]
-
-
 # -- install from the lock ----------------------------------------------------------------------
 
 
@@ -518,7 +379,7 @@ def _resolve_requests(lock: Lock, requests: Sequence[str]) -> tuple[list[LockedS
     new_specs: list[str] = []
     for request in requests:
         if "/" not in request:
-            chosen.update({s.name: s for s in _locked(lock, [request])})
+            chosen.update({s.name: s for s in locked_skills(lock, [request])})
             continue
         repo_id, ref = parse_spec(request)
         hits = [
@@ -578,7 +439,7 @@ def _update(
 ) -> InstallReport:
     """:func:`update` with the project lock held."""
     lock = read_lock(root)
-    chosen = _locked(lock, names)
+    chosen = locked_skills(lock, names)
     report: list[InstalledSkill] = []
     for locked in chosen:
         state = skill_state(root, locked)

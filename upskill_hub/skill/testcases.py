@@ -1,6 +1,6 @@
 """Test cases for a skill: read every format upskill uses, write one canonical form.
 
-Accepted on read (reference §4):
+Accepted on read (upskill 0.1/0.2 shapes):
 
 * ``skill_meta.json`` as ``{"metadata": {...}, "tests": [...]}``,
 * ``{"cases": [...]}``,

@@ -24,7 +24,7 @@ def md_escape(text: str) -> str:
 
 def search_rows(query: str, *, hub: Hub | None = None, limit: int = 30) -> list[list[str]]:
     """Search results as table rows."""
-    from upskill_hub.registry.discovery import search
+    from upskill_hub.registry.search import search
 
     hits = search(query.strip(), limit=limit, hub=hub)
     return [
@@ -54,7 +54,7 @@ def _card_text(hub: Hub, repo_id: str, commit: str) -> str | None:
 def skill_page(spec: str, *, hub: Hub | None = None) -> SkillPage:
     """The page of ``ns/name[@rev]`` (nothing is installed; downloads go to the HF cache)."""
     from upskill_hub.registry.card import has_results, results_section
-    from upskill_hub.registry.discovery import info
+    from upskill_hub.registry.search import info
 
     hub = hub or Hub()
     repo_id, ref = parse_spec(spec)

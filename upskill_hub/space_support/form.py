@@ -22,7 +22,7 @@ from upskill_hub.errors import UsageError
 from upskill_hub.evaluation.config import EvalConfig, default_max_tokens
 from upskill_hub.evaluation.providers.resolve import parse_model
 from upskill_hub.evaluation.types import GenerationParams
-from upskill_hub.space_support.network import Resolver, check_base_url
+from upskill_hub.space_support.network import Resolver, ssrf_guarded_url
 from upskill_hub.space_support.settings import SpaceSettings
 
 HF = "Hugging Face Inference Providers"
@@ -143,7 +143,7 @@ def plan_eval(
         raise UsageError("API key looks malformed (spaces or far too long); paste it again")
     base_url: str | None = None
     if provider == OPENAI and (form.base_url or "").strip():
-        base_url = check_base_url(form.base_url, hosted=settings.hosted, resolver=resolver)
+        base_url = ssrf_guarded_url(form.base_url, hosted=settings.hosted, resolver=resolver)
     spec = _model_spec(provider, (form.model or "").strip(), base_url)
     if provider == HF and api_key is None and settings.hosted:
         api_key = oauth_token or None

@@ -90,7 +90,7 @@ def _ip_literal(host: str) -> str | None:
         return None
 
 
-def check_base_url(url: str, *, hosted: bool, resolver: Resolver | None = None) -> str:
+def ssrf_guarded_url(url: str, *, hosted: bool, resolver: Resolver | None = None) -> str:
     """``url`` stripped of surrounding spaces if the app may call it; :class:`UnsafeURL` if not."""
     text = url.strip()
     try:

@@ -15,8 +15,8 @@ from tests.registry.conftest import (
     tree_state,
     write_skill,
 )
-from upskill_hub.registry.discovery import info, search
 from upskill_hub.registry.push import push_skills
+from upskill_hub.registry.search import info, search
 
 
 def test_search_lists_only_tagged_repos_matching_the_query(
