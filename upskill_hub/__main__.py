@@ -1,3 +1,3 @@
-from upskill_hub.cli.main import main
+from upskill_hub.cli.entry import main
 
 main()

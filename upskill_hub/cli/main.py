@@ -13,6 +13,7 @@ import sys
 import typer
 
 from upskill_hub import __version__
+from upskill_hub.cli.entry import exit_code_for
 from upskill_hub.errors import UpskillHubError
 
 #: Command modules under ``upskill_hub.cli``; each defines ``register(app: typer.Typer)``.
@@ -71,13 +72,8 @@ def main() -> None:
     command = typer.main.get_command(app)
     try:
         code = command.main(prog_name="upskill-hub", standalone_mode=False)
-    except UpskillHubError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        sys.exit(exc.exit_code)
-    except OSError as exc:  # a path the user gave that cannot be read or written
-        where = f"{exc.filename}: " if exc.filename else ""
-        print(f"error: {where}{exc.strerror or exc}", file=sys.stderr)
-        sys.exit(1)
+    except (UpskillHubError, OSError) as exc:
+        sys.exit(exit_code_for(exc))
     except (KeyboardInterrupt, typer.Abort):
         print(_interrupted(sys.argv[1:]), file=sys.stderr)
         sys.exit(130)

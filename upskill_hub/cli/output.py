@@ -42,13 +42,18 @@ def err_console() -> Console:
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 
 
+def strip_control(value: object) -> str:
+    """``value`` as text without control characters (ANSI escapes could rewrite the terminal)."""
+    return _CONTROL.sub("", str(value))
+
+
 def safe(value: object) -> str:
     """``value`` as text that rich prints literally: markup such as ``[/x]`` or ``[bold]`` in a
     skill name, a Hub description or a path is escaped, never interpreted (or crashed on), and
     control characters (ANSI escapes that could rewrite the terminal) are dropped."""
     from rich.markup import escape
 
-    return escape(_CONTROL.sub("", str(value)))
+    return escape(strip_control(value))
 
 
 def print_json(data: Any) -> None:

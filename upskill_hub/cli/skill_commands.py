@@ -19,36 +19,9 @@ def validate(
     output_format: OutputFormat = FORMAT_OPTION,
 ) -> None:
     """Check skills against the agentskills.io spec. Exit 0 if all are valid, 1 if any is not."""
-    from upskill_hub.skill import discover_skills, validate_skill
+    from upskill_hub.cli.validate_report import print_validation
 
-    skill_dirs: list[Path] = []
-    for path in paths:
-        skill_dirs.extend(discover_skills(path))
-    reports = [validate_skill(d) for d in skill_dirs]
-    all_valid = all(r.valid for r in reports)
-    if output_format is OutputFormat.json:
-        print_json({"valid": all_valid, "skills": [r.to_dict() for r in reports]})
-    else:
-        out = console()
-        for report in reports:
-            label = report.name or report.path.name
-            status = "[green]valid[/green]" if report.valid else "[red]invalid[/red]"
-            out.print(f"{status} [bold]{safe(label)}[/bold] ({safe(report.path)})")
-            for finding in report.errors + report.warnings:
-                colour = "red" if finding.severity == "error" else "yellow"
-                out.print(
-                    f"  [{colour}]{finding.severity}[/{colour}] {safe(finding.location())} "
-                    f"[dim]{safe(finding.rule)}[/dim] {safe(finding.message)}",
-                    markup=True,
-                    highlight=False,
-                )
-        n_bad = sum(not r.valid for r in reports)
-        n_warn = sum(len(r.warnings) for r in reports)
-        out.print(
-            f"{len(reports)} skill(s): {len(reports) - n_bad} valid, {n_bad} invalid, "
-            f"{n_warn} warning(s)"
-        )
-    raise typer.Exit(0 if all_valid else 1)
+    raise typer.Exit(print_validation(paths, output_format.value))
 
 
 def to_prompt(

@@ -1,0 +1,67 @@
+"""The console-script entry point: ``validate`` on a fast path, everything else through typer.
+
+Importing typer (which imports pydantic) and rich costs more than the reference validator's
+whole run, so a plain ``upskill-hub validate PATH... [--format text|json]`` is parsed here and
+answered by :mod:`upskill_hub.cli.validate_report` without them. Anything else (help, another
+command, an option this parser does not know) goes to :func:`upskill_hub.cli.main.main`, which
+gives the same output and errors. Library errors become one line and an exit code in
+:func:`exit_code_for`, used by both paths.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from upskill_hub.errors import UpskillHubError
+
+
+def exit_code_for(exc: BaseException) -> int | None:
+    """Print the one-line error for a library, OS or Ctrl-C failure; its exit code (else None)."""
+    if isinstance(exc, UpskillHubError):
+        print(f"error: {exc}", file=sys.stderr)
+        return exc.exit_code
+    if isinstance(exc, OSError):  # a path the user gave that cannot be read or written
+        where = f"{exc.filename}: " if exc.filename else ""
+        print(f"error: {where}{exc.strerror or exc}", file=sys.stderr)
+        return 1
+    if isinstance(exc, KeyboardInterrupt):
+        print("interrupted", file=sys.stderr)
+        return 130
+    return None
+
+
+def _fast_validate_args(args: list[str]) -> tuple[list[Path], str] | None:
+    """``validate``'s arguments when they are plain paths and ``--format``; else None."""
+    paths: list[Path] = []
+    output_format = "text"
+    items = iter(args)
+    for arg in items:
+        if arg.startswith("--format="):
+            output_format = arg.split("=", 1)[1]
+        elif arg == "--format":
+            output_format = next(items, "")
+        elif arg.startswith("-"):
+            return None
+        else:
+            paths.append(Path(arg))
+    if not paths or output_format not in ("text", "json"):
+        return None
+    return paths, output_format
+
+
+def main() -> None:
+    args = sys.argv[1:]
+    fast = _fast_validate_args(args[1:]) if args[:1] == ["validate"] else None
+    if fast is None:
+        from upskill_hub.cli.main import main as full
+
+        full()
+        return
+    from upskill_hub.cli.validate_report import print_validation
+
+    try:
+        code = print_validation(*fast)
+    except (UpskillHubError, OSError, KeyboardInterrupt) as exc:
+        code = exit_code_for(exc) or 1
+    sys.exit(code)
