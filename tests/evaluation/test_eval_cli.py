@@ -104,7 +104,9 @@ def test_json_and_text_output(skill_dir: Path, tmp_path: Path, server: Any) -> N
     (model,) = data["models"]
     assert model["model"] == "fake-model" and model["lift"] == 1.0
     assert model["baseline"]["total"] == model["with_skill"]["total"] == 6
-    assert model["verdict"] == "helps"
+    # three cases that all flip: too few to call it (by case, not by the 6 samples)
+    assert model["verdict"] == "no measurable effect at this n"
+    assert (model["lift_cases"], model["runs"]) == (3, 2)
     run_dir = Path(data["run_dir"])
     assert run_dir.parent == out
     assert (run_dir / "lift.png").read_bytes()[:4] == b"\x89PNG"
@@ -113,8 +115,9 @@ def test_json_and_text_output(skill_dir: Path, tmp_path: Path, server: Any) -> N
 
     text = cli(str(skill_dir), *common, "--output", str(out))
     assert text.returncode == 0, text.stderr
-    assert "helps" in text.stdout and "with skill" in text.stdout and "+100 pts" in text.stdout
-    assert "[61, 100]" in text.stdout  # the with-skill interval for 6/6
+    assert "with skill" in text.stdout and "+100 pts" in text.stdout
+    assert "3×2" in text.stdout and "can only see lifts above" in text.stdout
+    assert "[14, 100]" in text.stdout  # with-skill 6/6 over 3 cases: Wilson, n_eff 3, t(2)
     assert "run folder:" in text.stdout
     assert len(list(out.iterdir())) == 2
 
@@ -294,7 +297,8 @@ def test_one_failing_model_fails_the_run_and_warnings_print_once(
             timeout=60,
         )
     assert done.returncode == 1, done.stderr
-    assert "no data (every request failed)" in done.stdout and "helps" in done.stdout
+    assert "no data (every request failed)" in done.stdout
+    assert "no measurable effect" in done.stdout  # the working model: 3 cases, too few
     errors = [line for line in done.stderr.splitlines() if line.startswith("error:")]
     assert len(errors) == 1 and errors[0].startswith("error: openai:gpt-test: every request")
     assert SENTINEL not in done.stdout + done.stderr
@@ -303,3 +307,68 @@ def test_one_failing_model_fails_the_run_and_warnings_print_once(
     if "temperature" not in inspect.signature(AsyncMessages.create).parameters:
         assert done.stderr.count("temperature not sent") == 1
         assert "warning: anthropic:claude-test: temperature not sent" in done.stderr
+
+
+class _OverflowServer:
+    """An OpenAI-style server whose model has a small context: a "LONG" question with the
+    skill in the system prompt is refused with 400 context_length_exceeded."""
+
+    def __init__(self) -> None:
+        from tests.support.llm_servers import FakeLLMServer
+
+        class Server(FakeLLMServer):
+            async def _complete(self, request: Any) -> Any:
+                body = json.loads(await request.body())
+                system = " ".join(
+                    str(m.get("content", ""))
+                    for m in body.get("messages", [])
+                    if m.get("role") in ("system", "developer")
+                )
+                user = str(body.get("messages", [{}])[-1].get("content", ""))
+                if MARKER in system and "LONG" in user:
+                    return self._error(
+                        400,
+                        "This model's maximum context length is 64 tokens. However, your "
+                        "messages resulted in 180 tokens. (context_length_exceeded)",
+                    )
+                return await super()._complete(request)
+
+        def reply(request: dict[str, Any]) -> str:
+            user = str(request.get("messages", [{}])[-1].get("content", ""))
+            return f"It is {FACT}." if "EASY" in user else "No idea."
+
+        self.server = Server("openai", reply)
+
+
+def test_prompt_overflow_in_one_arm_does_not_manufacture_lift(tmp_path: Path) -> None:
+    # 5 cases every arm answers; 5 "LONG" cases the model cannot answer without the skill,
+    # and with the skill the prompt overflows the context: the skill changes nothing.
+    folder = tmp_path / "canary-cli"
+    folder.mkdir()
+    (folder / "SKILL.md").write_text(SKILL_MD)
+    tests = [
+        {"id": f"e{i}", "input": f"EASY {i}: the Quuxium code?", "expected": {"contains": FACT}}
+        for i in range(5)
+    ] + [
+        {"id": f"l{i}", "input": f"LONG {i}: the Quuxium code?", "expected": {"contains": FACT}}
+        for i in range(5)
+    ]
+    (folder / "skill_meta.json").write_text(json.dumps({"metadata": {}, "tests": tests}))
+    with _OverflowServer().server as srv:
+        args = [str(folder), "--model", "fake-model", "--base-url", srv.base_url, "--runs", "2"]
+        done = cli(*args, "--output", str(tmp_path / "runs"), "--format", "json")
+        text = cli(*args, "--output", str(tmp_path / "runs2"))
+    assert done.returncode == 0, done.stderr
+    (model,) = json.loads(done.stdout)["models"]
+    # before: baseline 10/20, with skill 10/10 + 10 errors -> "+50 pts, helps"
+    assert model["baseline"]["passed"] == 10 and model["baseline"]["total"] == 20
+    assert model["with_skill"]["rejected"] == 10 and model["with_skill"]["errors"] == 0
+    assert model["with_skill"]["total"] == 20 and model["with_skill"]["passed"] == 10
+    assert model["lift"] == 0.0 and model["lift_cases"] == 10
+    assert model["verdict"] == "no measurable effect at this n"
+    lo, hi = model["lift_ci95"]
+    assert lo < 0 < hi
+    assert text.returncode == 0, text.stderr
+    assert "helps" not in text.stdout
+    assert "refused for their prompt" in text.stdout and "with skill 10" in text.stdout
+    assert "10×2" in text.stdout

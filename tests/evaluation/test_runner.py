@@ -100,7 +100,9 @@ def test_canary_lift_with_symmetric_arms(skill: Skill, tmp_path: Path) -> None:
     stats = only(result)
     assert stats["baseline"]["pass_rate"] == 0.0 and stats["baseline"]["total"] == 4
     assert stats["with_skill"]["pass_rate"] == 1.0 and stats["with_skill"]["total"] == 4
-    assert stats["lift"] == 1.0 and stats["verdict"] == "helps"
+    # two cases that both flip: by case, too few to call it a win
+    assert stats["lift"] == 1.0 and stats["verdict"] == "no measurable effect at this n"
+    assert stats["lift_cases"] == 2
     assert len(requests) == 8
 
     base = [r.json for r in requests if r.json and MARKER not in system_prompt(r.json)]

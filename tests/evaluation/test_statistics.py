@@ -166,9 +166,12 @@ def test_summarize_counts_errors_apart_and_computes_lift() -> None:
     assert (base.passed, base.total, base.errors) == (1, 6, 0)
     assert (skill.passed, skill.total, skill.errors) == (5, 5, 1)
     assert skill.pass_rate == 1.0
-    assert m1.lift == pytest.approx(1 - 1 / 6)
-    assert m1.lift_ci95 == newcombe_interval(1, 6, 5, 5)
-    assert m1.verdict == "helps"
+    # by case: d = (1 - 1/2, 1 - 0, 1 - 0): lift 5/6; spread floored at 1/sqrt(3)
+    assert m1.lift == pytest.approx(5 / 6)
+    half = 4.302653 * (1 / 3**0.5) * (3 / 2) ** 0.5 / 3**0.5
+    assert m1.lift_ci95 == pytest.approx((5 / 6 - half, 1.0), abs=1e-5)
+    assert m1.verdict == "no measurable effect at this n"  # three cases cannot show it
+    assert (m1.lift_cases, m1.excluded_cases) == (3, 0)
     assert skill.output_tokens == 100 and base.output_tokens == 200  # the error isn't averaged
     assert m1.token_savings == pytest.approx(0.5)
     assert skill.latency_s == 1.0  # median of graded samples; the error's 99 s is left out
@@ -190,12 +193,27 @@ def test_to_dict_has_exactly_the_summary_shape() -> None:
         "lift_ci95",
         "token_savings",
         "verdict",
+        "lift_method",
+        "lift_cases",
+        "excluded_cases",
+        "excluded_reason",
+        "lift_se",
+        "lift_p",
+        "mde80",
+        "spread_floored",
+        "holm",
+        "case_counts",
     ]
     arm_keys = ["pass_rate", "passed", "total", "errors", "ci95", "tokens", "latency_s"]
+    arm_keys += ["rejected", "cases", "ci_method", "n_effective", "pass_all_runs"]
     assert list(data["baseline"]) == arm_keys
     assert list(data["with_skill"]) == arm_keys
     assert data["with_skill"]["tokens"] == {"input": 50.0, "output": 100.0}
-    assert data["baseline"]["ci95"] == [round(v, 6) for v in wilson_interval(1, 6)]
+    # baseline: 1/6 over cases passing (1, 0, 0) of 2 runs each: clustered variance
+    # 3/2 * ((2/3)^2 + (1/3)^2 + (1/3)^2) / 6^2 = 1/36, so n_eff = (1/6)(5/6) / (1/36) = 5
+    assert data["baseline"]["n_effective"] == pytest.approx(5.0)
+    assert data["baseline"]["ci_method"] == "wilson_effective_n_clustered"
+    assert data["lift_method"] == "paired_t_by_case"
     assert isinstance(data["lift_ci95"], list) and len(data["lift_ci95"]) == 2
     extended = m1.to_dict(extended=True)
     assert extended["beneficial"] is True
@@ -221,7 +239,8 @@ def test_small_n_is_not_called_a_win_and_all_errors_leave_rates_undefined() -> N
     ]
     (stats,) = summarize(samples)
     assert stats.lift == 1.0
-    assert stats.verdict == "no measurable effect at this n"
+    assert stats.verdict == "too few cases"
+    assert stats.lift_ci95 == (-1.0, 1.0)
     errors = [
         sample("m", "a", 1, "baseline", "error"),
         sample("m", "a", 1, "with_skill", "pass"),
@@ -261,3 +280,145 @@ def test_zero_baseline_tokens_give_no_savings() -> None:
     assert summarize(samples)[0].token_savings is None
     assert summarize([]) == []
     assert isinstance(summarize(samples)[0], ModelStats)
+
+
+# --- lift by case (stats_version 2) -----------------------------------------------------------
+
+
+def cases_samples(
+    spec: list[tuple[int, int]], runs: int, model: str = "m", error: str | None = None
+) -> list[Sample]:
+    """Samples for cases with ``(baseline passes, with-skill passes)`` out of ``runs`` each;
+    a negative with-skill count means every with-skill request errored with ``error``."""
+    out = []
+    for i, (base, skill) in enumerate(spec):
+        for run in range(1, runs + 1):
+            out.append(sample(model, f"c{i}", run, "baseline", "pass" if run <= base else "fail"))
+            if skill < 0:
+                s = sample(model, f"c{i}", run, "with_skill", "error")
+                s.error = error
+                out.append(s)
+            else:
+                out.append(
+                    sample(model, f"c{i}", run, "with_skill", "pass" if run <= skill else "fail")
+                )
+    return out
+
+
+def test_t_quantiles_match_tables() -> None:
+    from upskill_hub.evaluation.statistics import t_cdf, t_quantile
+
+    assert t_quantile(0.975, 1) == pytest.approx(12.7062, abs=1e-4)
+    assert t_quantile(0.975, 2) == pytest.approx(4.3027, abs=1e-4)
+    assert t_quantile(0.975, 9) == pytest.approx(2.2622, abs=1e-4)
+    assert t_quantile(0.975, 39) == pytest.approx(2.0227, abs=1e-4)
+    assert t_quantile(0.80, 9) == pytest.approx(0.8834, abs=1e-4)
+    assert t_cdf(0.0, 5) == pytest.approx(0.5)
+
+
+def test_three_deterministic_flips_are_as_wide_as_three_observations_allow() -> None:
+    # 3 cases x 10 runs, every case fails every run without and passes every run with
+    (m,) = summarize(cases_samples([(0, 10)] * 3, runs=10))
+    assert m.lift == 1.0 and m.lift_cases == 3 and m.spread_floored
+    # sd floored at 1/sqrt(3); SE = sd * sqrt(3/2) / sqrt(3) = 1/sqrt(6); t(0.975, 2) = 4.3027
+    assert m.lift_ci95 == pytest.approx((1 - 4.302653 / 6**0.5, 1.0), abs=1e-5)
+    assert m.verdict == "no measurable effect at this n"
+    # counting the 30 runs as independent would have claimed far more
+    lo30, _ = newcombe_interval(0, 30, 30, 30)
+    assert lo30 > 0.8 and m.lift_ci95[0] < 0
+
+
+def test_intervals_never_collapse_to_a_point() -> None:
+    from upskill_hub.evaluation.statistics import paired_lift
+
+    flipped = paired_lift([1.0] * 40)
+    assert flipped.ci95 == pytest.approx((1 - 2.022691 / (40 * 39) ** 0.5, 1.0), abs=1e-5)
+    same = paired_lift([0.0] * 50)
+    half = 2.009575 / (50 * 49) ** 0.5
+    assert same.ci95 == pytest.approx((-half, half), abs=1e-5)
+    assert same.mde80 is not None and same.mde80 > half
+    # hand-computed, spread above the floor: mean 0.7, sd sqrt(0.7*0.3*10/9)
+    d = [1.0, 0, 1, 0, 1, 1, 0, 1, 1, 1]
+    got = paired_lift(d)
+    se = (0.7 * 0.3 * 10 / 9) ** 0.5 * (10 / 9) ** 0.5 / 10**0.5
+    assert got.se == pytest.approx(se)
+    assert got.ci95 == pytest.approx((0.7 - 2.262157 * se, 1.0), abs=1e-5)
+    assert not got.floored
+    one = paired_lift([1.0])
+    assert one.ci95 == (-1.0, 1.0) and one.se is None
+    with pytest.raises(ValueError):
+        paired_lift([])
+
+
+def test_context_length_errors_in_one_arm_do_not_manufacture_lift() -> None:
+    # the issue's server: 5 cases pass in both arms, 5 fail without and overflow with the skill
+    err = "fake-model: request rejected (400) - This model's maximum context length is 99 tokens"
+    samples = cases_samples([(5, 5)] * 5 + [(0, -1)] * 5, runs=5, error=err)
+    (m,) = summarize(samples)
+    assert m.with_skill.rejected == 25 and m.with_skill.errors == 0
+    assert (m.with_skill.passed, m.with_skill.total) == (25, 50)  # rejections are fails
+    assert m.lift == 0.0 and m.lift_cases == 10
+    assert m.verdict == "no measurable effect at this n"
+    lo, hi = m.lift_ci95 or (0, 0)
+    assert lo < 0 < hi and hi - lo > 0.1
+    # the same errors from a failing service are missing samples: excluded, and the verdict
+    # says the arms are not comparable instead of claiming anything
+    samples = cases_samples([(5, 5)] * 5 + [(0, -1)] * 5, runs=5, error="m: server error (500)")
+    (m,) = summarize(samples)
+    assert m.with_skill.errors == 25 and m.with_skill.rejected == 0
+    assert (m.lift, m.lift_cases, m.excluded_cases) == (0.0, 5, 5)
+    assert m.excluded_reason == "5 cases excluded: every request errored in one arm"
+    assert m.verdict == "not comparable: errors differ between arms (baseline 0, with skill 25)"
+
+
+def test_no_case_graded_in_both_arms_and_all_errors() -> None:
+    samples = [sample("m", "a", 1, "baseline", "pass"), sample("m", "b", 1, "with_skill", "pass")]
+    (m,) = summarize(samples)
+    assert m.lift is None and m.verdict == "no data (no case graded in both arms)"
+    assert m.excluded_cases == 2
+    errors = cases_samples([(1, -1)] * 3, runs=1, error="boom")
+    (m,) = summarize(errors)
+    assert m.verdict == "no data (every request failed)" and m.lift is None
+
+
+def test_holm_adjustment_across_models_is_reported() -> None:
+    spec = [(0, 1)] * 4 + [(0, 0)] * 6  # d: four 1s, six 0s: lift 0.4, p ~ 0.045
+    (alone,) = summarize(cases_samples(spec, runs=1))
+    assert alone.verdict == "helps" and alone.lift_p is not None and alone.lift_p < 0.05
+    assert alone.to_dict()["holm"] is None
+    two = summarize(cases_samples(spec, runs=1, model="a") + cases_samples(spec, runs=1, model="b"))
+    for m in two:
+        assert m.verdict == "no measurable effect at this n"
+        assert m.holm_changed and m.lift_p_holm == pytest.approx(2 * (alone.lift_p or 0))
+        assert m.to_dict()["holm"]["changed_verdict"] is True
+
+
+def test_case_table_categories_and_pass_all_runs() -> None:
+    spec = [(0, 3), (3, 0), (3, 3), (0, 0), (1, 3)]
+    (m,) = summarize(cases_samples(spec, runs=3))
+    assert m.case_counts == {
+        "fixed": 1,
+        "broken": 1,
+        "always_pass": 1,
+        "always_fail": 1,
+        "flaky": 1,
+        "excluded": 0,
+    }
+    assert [r["category"] for r in m.case_table] == [
+        "fixed",
+        "broken",
+        "always_pass",
+        "always_fail",
+        "flaky",
+    ]
+    assert m.baseline is not None
+    assert m.baseline.pass_all_runs == pytest.approx(2 / 5)  # c1 and c2 pass every run
+    assert m.with_skill.pass_all_runs == pytest.approx(3 / 5)
+
+
+def test_mde_reads_no_effect_with_what_this_n_can_see() -> None:
+    (m,) = summarize(cases_samples([(1, 1)] * 8 + [(0, 0)] * 8, runs=2))
+    assert m.verdict == "no measurable effect at this n" and m.lift == 0.0
+    # all d = 0: sd floored at 1/4; SE = 0.25 * sqrt(16/15) / 4; MDE = (t.975 + t.80, df 15) SE
+    se = 0.25 * (16 / 15) ** 0.5 / 4
+    assert m.mde80 == pytest.approx((2.131450 + 0.866120) * se, abs=1e-4)

@@ -15,7 +15,7 @@ from pathlib import Path
 from upskill_hub.atomic_io import atomic_write_bytes
 from upskill_hub.evaluation.chart import render_lift_chart
 from upskill_hub.evaluation.run_dir import FORMAT_VERSION, RunFolder
-from upskill_hub.evaluation.statistics import summarize
+from upskill_hub.evaluation.statistics import STATS_VERSION, summarize
 from upskill_hub.evaluation.types import AssertionResult, Sample
 from upskill_hub.skill.testcases import TestCase
 
@@ -137,6 +137,7 @@ def make_run_folder(
     folder.write_info(
         {
             "format": FORMAT_VERSION,
+            "stats_version": STATS_VERSION,
             "run_id": run_id,
             "tool": {"name": "upskill-hub", "version": "0.1.0"},
             "skill": {
@@ -183,6 +184,7 @@ def make_run_folder(
     folder.write_summary(
         {
             "format": FORMAT_VERSION,
+            "stats_version": STATS_VERSION,
             "run_id": run_id,
             "skill": "kernel-builder",
             "revision": revision,

@@ -11,7 +11,7 @@ import pytest
 from tests.publish.run_folders import make_run_folder
 from upskill_hub.errors import UsageError
 from upskill_hub.evaluation.run_dir import read_samples
-from upskill_hub.publish.dataset_card import build_dataset_card, run_sections
+from upskill_hub.publish.dataset_card import build_dataset_card, run_section, run_sections
 from upskill_hub.publish.results_dataset import (
     check_rows,
     dataset_features,
@@ -64,7 +64,7 @@ def test_summary_rows_one_per_model_and_arm(run_folder: Path) -> None:
     assert rows[1]["pass_rate"] == first["with_skill"]["pass_rate"]
     assert [rows[1]["ci_low"], rows[1]["ci_high"]] == first["with_skill"]["ci95"]
     assert [rows[0]["lift_ci_low"], rows[0]["lift_ci_high"]] == first["lift_ci95"]
-    assert rows[0]["verdict"] == first["verdict"] == "helps"
+    assert rows[0]["verdict"] == first["verdict"] == "no measurable effect at this n"
 
 
 def test_features_follow_the_schemas() -> None:
@@ -130,7 +130,8 @@ def test_card_keeps_metadata_and_earlier_runs(tmp_path: Path) -> None:
     assert "- agent-skills" in card1 and "- skill-evaluation" in card1
     assert "pretty_name: kernel-builder skill evaluation results" in card1
     assert "![Pass rate per model with and without the skill](charts/run_a.png)" in card1
-    assert "| `openai:gpt-4.1-mini` | 33% (10–70%) | 100% (61–100%) | +67 pp (+13 to +90)" in card1
+    row1 = "| `openai:gpt-4.1-mini` | 33% (2–94%) | 100% (14–100%) | +67 pp (-100 to +100; 3 "
+    assert row1 + "cases × 2 runs)" in card1
     assert "upskill-hub eval local-user/kernel-builder@0123456789abcdef" in card1
     old_section = run_sections(card1.split("---\n", 2)[2])["run_a"]
 
@@ -172,7 +173,8 @@ def test_skill_card_section_and_target(run_folder: Path) -> None:
         split="run_x",
     )
     assert "[ns/results](https://hub.example/datasets/ns/results)" in markdown
-    assert "| `anthropic:claude-haiku-4-5` | 20% (4–62%) | 83% (44–97%) | +63 pp" in markdown
+    # lift by case: mean over cases of (with - without) = +67, not 83% - 20% over samples
+    assert "| `anthropic:claude-haiku-4-5` | 20% (1–87%) | 83% (15–99%) | +67 pp" in markdown
     assert "## " not in markdown
     assert skill_card_repo(record.info, None) == "local-user/kernel-builder"
     assert skill_card_repo(record.info, "other/skill") == "other/skill"
@@ -208,3 +210,17 @@ def test_bad_sources_and_flags_are_usage_errors(tmp_path: Path, run_folder: Path
     local = load_results(run_folder)
     assert local.split == split_name(run_folder.name)
     assert [m.model for m in local.models] == ["openai:gpt-4.1-mini", "anthropic:claude-haiku-4-5"]
+
+
+def test_card_method_line_says_how_the_run_computed_lift(tmp_path: Path) -> None:
+    folder = make_run_folder(tmp_path, "20261122-013045-kb-cccccc")
+    record = read_run(folder)
+    section = run_section(record, split="run_c", rows=summary_rows(record), chart_path=None)
+    assert "paired t interval over cases" in section and "Newcombe" not in section
+    # a stats_version 1 run (no stats_version in summary.json) is described as what it is
+    summary = json.loads((folder / "summary.json").read_text())
+    del summary["stats_version"]
+    (folder / "summary.json").write_text(json.dumps(summary))
+    old = read_run(folder)
+    section = run_section(old, split="run_c", rows=summary_rows(old), chart_path=None)
+    assert "Newcombe" in section and "stats_version 1" in section

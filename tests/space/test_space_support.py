@@ -241,7 +241,8 @@ def test_summary_rows_show_intervals_lift_and_verdict() -> None:
     assert row[0] == "m"
     assert row[3].startswith("0% (0–") and row[3].endswith("0/5")
     assert row[4].startswith("100% (") and row[4].endswith("5/5")
-    assert row[1].startswith("+100 pts (") and "the skill helps" in row[2]
+    # one case run five times is one observation of the lift: no verdict (issue: by case)
+    assert row[1].startswith("+100 pts (") and "too few cases" in row[2]
 
 
 # --------------------------------------------------------------------------- whole runs
@@ -284,7 +285,7 @@ def test_local_run_streams_results_and_never_shows_the_key(
     assert final.finished and final.error is None, final
     done = [v.done for v in views if v.total]
     assert done == sorted(done) and done[-1] == 6 and len(set(done)) > 2  # filled in as it ran
-    assert "the skill helps" in final.status
+    assert "no measurable effect at this n" in final.status  # 3 cases: too few to call
     assert final.summary[0][4].endswith("3/3") and final.summary[0][3].endswith("0/3")
     assert "fruit-1" in final.cases_html and "&lt;script&gt;" in final.cases_html
     assert final.chart is not None and final.chart.is_file()

@@ -7,7 +7,7 @@ when a command runs. Errors propagate to ``cli.main``, which prints one line.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import typer
 
@@ -71,15 +71,64 @@ def show(
     source: str = typer.Argument(..., help="A run folder, or a results dataset NS/NAME[:split]."),
     split: str = typer.Option(None, "--split", help="The run (split) to show; default latest."),
     output_format: OutputFormat = FORMAT_OPTION,
+    cases: bool = typer.Option(
+        False,
+        "--cases",
+        help="Also show each test case: fixed, broken, always pass, always fail or flaky, and "
+        "pass^k (every run passed) per arm. Needs a run folder.",
+    ),
 ) -> None:
     """Print one run's summary: pass rates, intervals, lift and verdict per model."""
+    from upskill_hub.errors import UsageError
     from upskill_hub.publish.results_view import load_results
 
     results = load_results(source, split)
+    if cases and results.case_tables is None:
+        raise UsageError(
+            f"--cases: {source} has no per-case table (it needs a run folder written by "
+            "upskill-hub 'stats_version' 2 or later)"
+        )
     if output_format is OutputFormat.json:
-        print_json(results.to_dict())
+        data = results.to_dict()
+        if cases:
+            data["cases"] = results.case_tables
+        print_json(data)
         return
     _print_summary(results)
+    if cases and results.case_tables is not None:
+        _print_cases(results.case_tables)
+
+
+def _print_cases(case_tables: dict[str, dict[str, Any]]) -> None:
+    from rich.table import Table
+
+    out = console()
+    for model, data in case_tables.items():
+        table = Table(title=f"{model}: cases", title_justify="left")
+        for column in ("case", "baseline", "with skill", "diff", "kind"):
+            table.add_column(column, justify="right" if column in ("diff",) else "left")
+        for row in data["cases"]:
+            arms = [row.get("baseline"), row.get("with_skill")]
+            cells = ["—" if a is None else f"{a['passed']}/{a['graded']}" for a in arms]
+            diff = row.get("diff")
+            table.add_row(
+                str(row["case_id"]),
+                *cells,
+                "—" if diff is None else f"{diff * 100:+.0f} pts",
+                str(row["category"]).replace("_", " "),
+            )
+        out.print(table)
+        counts = ", ".join(f"{k.replace('_', ' ')} {v}" for k, v in data["counts"].items())
+        out.print(f"{counts}", highlight=False)
+        k = data["pass_all_runs"]
+        out.print(
+            "pass^k (every run of a case passed): "
+            + ", ".join(
+                f"{arm.replace('_', ' ')} {'—' if v is None else f'{v * 100:.0f}%'}"
+                for arm, v in k.items()
+            ),
+            highlight=False,
+        )
 
 
 @results_app.command("compare")

@@ -48,9 +48,10 @@ def _arm_cells(arm: dict[str, Any]) -> list[str]:
 def build_tables(models: Sequence[dict[str, Any]], *, title: str | None = None) -> list[Table]:
     """Two tables that fit 80 columns: pass rates per model and arm, then lift per model.
 
-    Rates in percent with their 95% interval; ``n`` graded samples, ``err`` samples that failed
-    after retries (excluded from the rates); tokens are means per graded sample (input/output),
-    latency the median. Lift is in percentage points with its 95% interval.
+    Rates in percent with their 95% interval (clustered by case); ``n`` graded samples, ``err``
+    samples that failed after retries (excluded from the rates); tokens are means per graded
+    sample (input/output), latency the median. Lift is in percentage points with its 95%
+    interval by test case; ``cases×runs`` is the n behind it (cases graded in both arms).
     """
     from rich.table import Table
 
@@ -60,7 +61,7 @@ def build_tables(models: Sequence[dict[str, Any]], *, title: str | None = None) 
         rates.add_column(name, justify="right", no_wrap=True)
     lift = Table()
     lift.add_column("model", overflow="fold", min_width=12)
-    for name in ("lift", "95% CI", "tok saved"):
+    for name in ("lift", "95% CI", "cases×runs", "tok saved"):
         lift.add_column(name, justify="right", no_wrap=True)
     lift.add_column("verdict")
     for i, stats in enumerate(models):
@@ -78,15 +79,64 @@ def build_tables(models: Sequence[dict[str, Any]], *, title: str | None = None) 
             stats["model"],
             "—" if value is None else f"{value * 100:+.0f} pts",
             _ci(stats.get("lift_ci95"), signed=True),
+            lift_n(stats),
             "—" if savings is None else f"{savings * 100:+.0f}%",
             f"[{VERDICT_STYLES.get(verdict, 'yellow')}]{verdict}[/]",
         )
     return [rates, lift]
 
 
+def lift_n(stats: dict[str, Any]) -> str:
+    """``10×5``: the cases behind the lift (graded in both arms) and the runs per case."""
+    if stats.get("lift") is None:
+        return "—"
+    cases = stats.get("lift_cases", stats.get("cases", 0))
+    return f"{cases}×{stats.get('runs', 0)}"
+
+
+def model_notes(stats: dict[str, Any]) -> list[str]:
+    """What a reader needs to judge one model's lift: excluded cases, rejections, the minimum
+    detectable lift, Holm adjustment."""
+    model = stats.get("model", "")
+    lines = []
+    if stats.get("excluded_reason"):
+        lines.append(f"{model}: {stats['excluded_reason']} (not in the lift).")
+    rejected = [
+        f"{arm} {stats[key]['rejected']}"
+        for arm, key in (("baseline", "baseline"), ("with skill", "with_skill"))
+        if stats.get(key) and stats[key].get("rejected")
+    ]
+    if rejected:
+        lines.append(
+            f"{model}: requests refused for their prompt (context length, content filter), "
+            f"counted as fails: {', '.join(rejected)}."
+        )
+    mde = stats.get("mde80")
+    if mde is not None and str(stats.get("verdict", "")).startswith("no measurable"):
+        lines.append(
+            f"{model}: with {lift_n(stats)} this eval can only see lifts above "
+            f"±{mde * 100:.0f} pts (80% power)."
+        )
+    holm = stats.get("holm") or {}
+    if holm.get("changed_verdict"):
+        lines.append(
+            f"{model}: the interval excludes zero, but not after Holm adjustment over the "
+            f"models (p = {holm['p_adjusted']:.3f}): verdict adjusted."
+        )
+    return lines
+
+
 def notes(summary: dict[str, Any]) -> list[str]:
-    """Lines to print under the table: errors, skipped assertions, incomplete runs."""
+    """Lines to print under the table: per-model notes, errors, skipped assertions,
+    incomplete runs, and old (stats_version 1) results."""
     lines: list[str] = []
+    for stats in summary.get("models", []):
+        lines += model_notes(stats)
+    if summary.get("models") and "stats_version" not in summary:
+        lines.append(
+            "stats_version 1 run: its lift interval counts every run as independent (too narrow "
+            "with several runs); re-run it for intervals by test case."
+        )
     errors = int(summary.get("errors", 0))
     if errors:
         lines.append(

@@ -49,7 +49,7 @@ class EvalResult:
         failed, or none ran) and that arm's first error; None when every arm has a result."""
         for stats in self.stats:
             for arm, numbers in (("baseline", stats.baseline), ("with skill", stats.with_skill)):
-                if numbers is None or numbers.total > 0:
+                if numbers is None or numbers.answered > 0:
                     continue
                 key = arm.replace(" ", "_")
                 first = next(
@@ -60,8 +60,9 @@ class EvalResult:
                     ),
                     None,
                 )
-                what = f"every request of the {arm} arm failed ({numbers.errors} errors)"
-                if not numbers.errors:
+                failed = numbers.errors + numbers.rejected
+                what = f"every request of the {arm} arm failed ({failed} errors)"
+                if not failed:
                     what = f"no sample of the {arm} arm ran"
                 line = f"{stats.model}: {what}"
                 if first:

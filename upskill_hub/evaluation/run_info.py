@@ -20,6 +20,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 from upskill_hub import __version__
 from upskill_hub.evaluation.run_dir import FORMAT_VERSION, RunFolder, utc_now
+from upskill_hub.evaluation.statistics import LIFT_METHOD, STATS_VERSION, prompt_rejected
 from upskill_hub.evaluation.types import GenerationParams, Sample
 from upskill_hub.skill.testcases import TestCase
 
@@ -166,6 +167,9 @@ def build_summary(
     skipped = sum(1 for s in samples for a in s.assertions if a.status == "skipped")
     return {
         "format": FORMAT_VERSION,
+        # 2: lift and its interval by test case (paired t); absent (1): Newcombe over samples
+        "stats_version": STATS_VERSION,
+        "lift_method": LIFT_METHOD,
         "run_id": info["run_id"],
         "skill": info["skill"]["name"],
         "revision": info["skill"].get("revision"),
@@ -175,6 +179,8 @@ def build_summary(
         "samples": len(samples),
         "expected_samples": expected,
         "errors": sum(1 for s in samples if s.outcome == "error"),
+        # errors refused for their prompt (context length, content filter): graded as fails
+        "rejected": sum(1 for s in samples if prompt_rejected(s)),
         "skipped_assertions": skipped,
         "generated_at": utc_now(),
         "models": [m.to_dict(extended=True) for m in stats],

@@ -1,33 +1,153 @@
 """Pass rates, their intervals, lift, token savings and a verdict, from graded samples.
 
-* ``wilson_interval``: Wilson score interval for one proportion (no continuity correction).
-* ``newcombe_interval``: Newcombe's hybrid score interval (1998, method 10) for ``p_b - p_a``,
-  built from the two Wilson intervals. It treats samples as independent; with several runs of
-  few cases they are not, and ``paired_bootstrap_interval`` (resampling whole cases) is the
-  more honest width, reported beside it in the extended summary.
-* ``summarize``: one :class:`ModelStats` per model (first-seen order). Error samples (failed
-  requests) are counted in ``errors`` but excluded from rates, tokens and latency.
+The unit of evidence is the **test case**, not the sample: runs of one case are correlated (a
+case the model cannot do fails in every run), so counting case x run samples as independent
+makes intervals too narrow (Miller 2024, "Adding Error Bars to Evals"; reference.md section 10).
+``STATS_VERSION`` 2 (in summary.json) marks results computed this way; version 1 runs used
+Newcombe's interval over samples.
+
+* **Lift** (:func:`paired_lift`): for each case graded in both arms,
+  ``d_i = rate_with(i) - rate_without(i)`` (each a pass rate over that case's graded runs);
+  ``lift = mean(d_i)``; its 95% interval is ``lift +- t(0.975, n-1) * SE`` with
+  ``SE = max(sd(d), 1/sqrt(n)) / sqrt(n - 1)`` (paired t over cases with a few-cluster
+  correction; the floor is explained in :func:`paired_lift`). Cases without a graded sample
+  in one arm are excluded and counted.
+  ``benchmarks/lift_coverage.py`` measures its coverage against a case bootstrap and the old
+  sample-level Newcombe interval.
+* **Arm rates** (:func:`arm_stats`): the pass rate over graded samples with a Wilson interval on
+  an *effective* n from the cluster-robust variance (design effect), between the number of cases
+  and the number of samples, using ``t(0.975, cases-1)`` as the critical value.
+* **Requests the prompt made impossible** (context length exceeded, content filter: a final
+  error caused by what we sent) count as fails of their arm, with their reason (``rejected``):
+  a skill that overflows the context does not help. Other errors (retries exhausted) are
+  missing samples; when their counts differ materially between arms the verdict says so
+  instead of claiming an effect.
+* Several models: verdicts are Holm-adjusted over the models (``holm`` in the JSON).
 
 Verdicts: ``helps`` / ``hurts`` when the lift interval excludes zero, else ``no measurable
-effect at this n``; ``no baseline`` without a baseline arm; ``no data (every request failed)``
-when an arm has no graded sample but has errors, ``no data`` when it has no sample at all (a run
-cancelled early): there is no result, not a null one.
+effect at this n``; ``too few cases`` with one paired case; ``no baseline`` without a baseline
+arm; ``no data (every request failed)`` when an arm has no graded sample but has errors, ``no
+data`` when it has no sample at all (a run cancelled early); ``not comparable: ...`` when the
+arms' error counts differ materially.
 """
 
 from __future__ import annotations
 
+import dataclasses
+import functools
 import math
 import random
 import statistics as stats
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from upskill_hub.evaluation.types import Sample
 
+STATS_VERSION = 2
+LIFT_METHOD = "paired_t_by_case"
+ARM_CI_METHOD = "wilson_effective_n_clustered"
+
 NO_BASELINE = "no baseline"
 HELPS, HURTS, UNCLEAR = "helps", "hurts", "no measurable effect at this n"
 NO_DATA, ALL_FAILED = "no data", "no data (every request failed)"
+TOO_FEW = "too few cases"
+NO_PAIRS = "no data (no case graded in both arms)"
+NOT_COMPARABLE = "not comparable"
+
+# Final request errors caused by the prompt itself (what the skill adds), not by the service.
+_PROMPT_REJECTIONS = (
+    "context_length_exceeded",
+    "maximum context length",
+    "context length",
+    "context window",
+    "prompt is too long",
+    "too many tokens",
+    "content_filter",
+    "content filter",
+    "content management policy",
+)
+
+
+# --------------------------------------------------------------------------- distributions
+
+
+def _betacf(a: float, b: float, x: float) -> float:
+    """Continued fraction of the regularized incomplete beta function (modified Lentz)."""
+    tiny = 1e-300
+    qab, qap, qam = a + b, a + 1.0, a - 1.0
+    c, d = 1.0, 1.0 - qab * x / qap
+    d = 1.0 / (d if abs(d) > tiny else tiny)
+    h = d
+    for m in range(1, 300):
+        m2 = 2 * m
+        aa = m * (b - m) * x / ((qam + m2) * (a + m2))
+        d = 1.0 + aa * d
+        d = 1.0 / (d if abs(d) > tiny else tiny)
+        c = 1.0 + aa / c
+        c = c if abs(c) > tiny else tiny
+        h *= d * c
+        aa = -(a + m) * (qab + m) * x / ((a + m2) * (qap + m2))
+        d = 1.0 + aa * d
+        d = 1.0 / (d if abs(d) > tiny else tiny)
+        c = 1.0 + aa / c
+        c = c if abs(c) > tiny else tiny
+        delta = d * c
+        h *= delta
+        if abs(delta - 1.0) < 1e-13:
+            break
+    return h
+
+
+def _betainc(a: float, b: float, x: float) -> float:
+    """Regularized incomplete beta ``I_x(a, b)``."""
+    if x <= 0:
+        return 0.0
+    if x >= 1:
+        return 1.0
+    ln = math.lgamma(a + b) - math.lgamma(a) - math.lgamma(b) + a * math.log(x)
+    front = math.exp(ln + b * math.log1p(-x))
+    if x < (a + 1) / (a + b + 2):
+        return front * _betacf(a, b, x) / a
+    return 1.0 - front * _betacf(b, a, 1 - x) / b
+
+
+def t_cdf(t: float, df: float) -> float:
+    """Student's t distribution function."""
+    if math.isinf(t):
+        return 1.0 if t > 0 else 0.0
+    tail = 0.5 * _betainc(df / 2, 0.5, df / (df + t * t))
+    return 1.0 - tail if t > 0 else tail
+
+
+@functools.lru_cache(maxsize=1024)
+def t_quantile(p: float, df: float) -> float:
+    """Student's t quantile (``t_quantile(0.975, 9)`` = 2.262), by bisection on :func:`t_cdf`."""
+    if not 0 < p < 1:
+        raise ValueError(f"p={p} outside (0, 1)")
+    lo, hi = -1e4, 1e4
+    for _ in range(200):
+        mid = (lo + hi) / 2
+        if t_cdf(mid, df) < p:
+            lo = mid
+        else:
+            hi = mid
+        if hi - lo < 1e-10:
+            break
+    return (lo + hi) / 2
+
+
+# --------------------------------------------------------------------------- intervals
+
+
+def _wilson(p: float, n: float, z: float) -> tuple[float, float]:
+    z2 = z * z
+    denom = 1 + z2 / n
+    centre = (p + z2 / (2 * n)) / denom
+    half = z * math.sqrt(p * (1 - p) / n + z2 / (4 * n * n)) / denom
+    lo = 0.0 if p <= 0 else max(0.0, centre - half)
+    hi = 1.0 if p >= 1 else min(1.0, centre + half)
+    return (lo, hi)
 
 
 def wilson_interval(passed: int, total: int, z: float = 1.96) -> tuple[float, float]:
@@ -36,20 +156,17 @@ def wilson_interval(passed: int, total: int, z: float = 1.96) -> tuple[float, fl
         return (0.0, 1.0)
     if not 0 <= passed <= total:
         raise ValueError(f"passed={passed} outside 0..total={total}")
-    p = passed / total
-    z2 = z * z
-    denom = 1 + z2 / total
-    centre = (p + z2 / (2 * total)) / denom
-    half = z * math.sqrt(p * (1 - p) / total + z2 / (4 * total * total)) / denom
-    lo = 0.0 if passed == 0 else max(0.0, centre - half)
-    hi = 1.0 if passed == total else min(1.0, centre + half)
-    return (lo, hi)
+    return _wilson(passed / total, total, z)
 
 
 def newcombe_interval(
     passed_a: int, total_a: int, passed_b: int, total_b: int, z: float = 1.96
 ) -> tuple[float, float]:
-    """Interval for ``p_b - p_a`` (Newcombe 1998, method 10); ``(-1, 1)`` if an arm is empty."""
+    """Interval for ``p_b - p_a`` (Newcombe 1998, method 10); ``(-1, 1)`` if an arm is empty.
+
+    It treats samples as independent: kept for comparison (the benchmark, stats_version 1
+    runs), never used for a verdict.
+    """
     if total_a <= 0 or total_b <= 0:
         return (-1.0, 1.0)
     pa, pb = passed_a / total_a, passed_b / total_b
@@ -71,7 +188,8 @@ def paired_bootstrap_interval(
     """Percentile bootstrap interval of ``mean(b) - mean(a)`` resampling whole cases.
 
     ``per_case`` holds ``(rate_a, rate_b)`` per case (each a pass rate over that case's runs).
-    Deterministic for a given ``seed``. ``(-1, 1)`` without cases.
+    Deterministic for a given ``seed``. ``(-1, 1)`` without cases. For comparison only: with
+    few cases it is too narrow (zero width when every case moved the same way).
     """
     if not per_case:
         return (-1.0, 1.0)
@@ -85,8 +203,137 @@ def paired_bootstrap_interval(
     return (lo, hi)
 
 
+@dataclass(frozen=True)
+class PairedLift:
+    """The lift over ``n`` paired cases, its interval and what this n can detect."""
+
+    n: int
+    lift: float
+    ci95: tuple[float, float]
+    se: float | None  # None with one case: no spread can be estimated
+    sd: float | None
+    p_value: float | None
+    mde80: float | None  # minimum detectable lift at 80% power (two-sided 5%)
+    floored: bool = False  # the spread floor set the width
+
+
+def paired_lift(diffs: Sequence[float], *, level: float = 0.95) -> PairedLift:
+    """Paired t interval of ``mean(diffs)``, one difference per case (``d_i`` in [-1, 1]).
+
+    ``SE = max(sd(d), 1/sqrt(n)) * sqrt(n / (n - 1)) / sqrt(n)``, critical value
+    ``t(1 - a/2, n - 1)``. The ``sqrt(n / (n - 1))`` factor is the usual few-cluster (CR1)
+    correction of clustered standard errors; without it the plain paired t covered 92% with 8
+    cases in ``benchmarks/lift_coverage.py`` (skewed populations), with it every setting with 8
+    or more cases covers at least 94%.
+
+    **The spread floor.** When (nearly) every case moved the same way, ``sd(d)`` is (nearly)
+    zero and a plain t interval collapses to a point: 40 of 40 flipped cases would give
+    ``[1, 1]``, and 50 unchanged cases ``[0, 0]``, as if the next case could not differ. We
+    floor ``sd(d)`` at the spread of ``n`` cases of which *one* differs from the others by one
+    whole flip (a case whose pass rate moved by 1): the variance of ``{c, ..., c, c - 1}`` is
+    ``1/n``, so ``sd >= 1/sqrt(n)``. With 3 of 3 flipped cases this gives
+    ``1 +- 4.303 * 0.408`` = ``[-0.76, 1]`` (what three observations allow: an exact sign test
+    on 3/3 is not significant either), with 40 of 40 ``[0.95, 1]`` and with 50 unchanged cases
+    ``[-0.04, +0.04]``. It only binds when the observed spread is below one discordant case's
+    worth; its price, in the benchmark, is a wider interval (coverage 99-100%) when every case
+    moves by about the same small amount.
+
+    The interval is clipped to [-1, 1]. With one case there is no interval: ``(-1, 1)``.
+    """
+    n = len(diffs)
+    if n == 0:
+        raise ValueError("paired_lift needs at least one case")
+    lift = math.fsum(diffs) / n
+    if n == 1:
+        return PairedLift(1, lift, (-1.0, 1.0), None, None, None, None)
+    sd = stats.stdev(diffs)
+    floor = 1 / math.sqrt(n)
+    used = max(sd, floor)
+    # few-cluster correction (CR1, as in clustered standard errors): sd * sqrt(n/(n-1))
+    se = used * math.sqrt(n / (n - 1)) / math.sqrt(n)
+    df = n - 1
+    tq = t_quantile(1 - (1 - level) / 2, df)
+    ci = (max(-1.0, lift - tq * se), min(1.0, lift + tq * se))
+    p_value = 2 * (1 - t_cdf(abs(lift) / se, df))
+    mde = (tq + t_quantile(0.80, df)) * se
+    return PairedLift(n, lift, ci, se, sd, min(1.0, p_value), mde, floored=sd < floor)
+
+
+def holm_adjust(p_values: Sequence[float]) -> list[float]:
+    """Holm's step-down adjusted p-values, in the input order."""
+    m = len(p_values)
+    order = sorted(range(m), key=lambda i: p_values[i])
+    adjusted = [0.0] * m
+    running = 0.0
+    for rank, i in enumerate(order):
+        running = max(running, min(1.0, (m - rank) * p_values[i]))
+        adjusted[i] = running
+    return adjusted
+
+
+def clustered_rate_interval(
+    per_case: Sequence[tuple[int, int]], *, level: float = 0.95
+) -> tuple[tuple[float, float], float]:
+    """Interval of a pass rate over clustered samples, and the effective n it used.
+
+    ``per_case`` holds ``(passed, graded)`` per case. The rate is ``sum(passed)/sum(graded)``;
+    its cluster-robust variance is ``k/(k-1) * sum((y_i - p m_i)^2) / M^2`` (k cases, M samples).
+    The effective n is ``p(1-p)/variance``, kept between k (runs perfectly correlated) and M
+    (independent); without spread (p = 0 or 1) it is k. The Wilson interval on that n uses
+    ``t(1 - a/2, k - 1)`` (at least one degree of freedom) as its critical value.
+    """
+    cases = [(y, m) for y, m in per_case if m > 0]
+    k = len(cases)
+    total = sum(m for _, m in cases)
+    if k == 0 or total == 0:
+        return (0.0, 1.0), 0.0
+    p = sum(y for y, _ in cases) / total
+    n_eff = float(k)
+    if k >= 2 and 0 < p < 1:
+        var = k / (k - 1) * math.fsum((y - p * m) ** 2 for y, m in cases) / (total * total)
+        # no spread between cases at all: the samples are as good as independent
+        n_eff = min(float(total), max(float(k), p * (1 - p) / var)) if var > 0 else float(total)
+    z = t_quantile(1 - (1 - level) / 2, max(1, k - 1))
+    return _wilson(p, n_eff, z), n_eff
+
+
+# --------------------------------------------------------------------------- samples
+
+
 def _r(value: float | None) -> float | None:
     return None if value is None else round(value, 6)
+
+
+def _pair(value: tuple[float, float] | None) -> list[float | None] | None:
+    return None if value is None else [_r(value[0]), _r(value[1])]
+
+
+def prompt_rejected(sample: Sample) -> bool:
+    """Whether an errored sample was refused for its prompt (context length, content filter)."""
+    if sample.outcome != "error" or not sample.error:
+        return False
+    text = sample.error.lower()
+    return any(marker in text for marker in _PROMPT_REJECTIONS)
+
+
+def graded_outcome(sample: Sample) -> str:
+    """``pass`` / ``fail`` / ``error``: a request refused for its prompt is a ``fail``."""
+    if sample.outcome == "error" and prompt_rejected(sample):
+        return "fail"
+    return sample.outcome
+
+
+def _case_tally(samples: Iterable[Sample]) -> dict[str, tuple[int, int]]:
+    """``case_id -> (passed, graded)`` in first-seen order (cases with graded samples only)."""
+    tally: dict[str, list[int]] = {}
+    for s in samples:
+        outcome = graded_outcome(s)
+        if outcome == "error":
+            continue
+        row = tally.setdefault(s.case_id, [0, 0])
+        row[0] += outcome == "pass"
+        row[1] += 1
+    return {case: (p, g) for case, (p, g) in tally.items()}
 
 
 @dataclass(frozen=True)
@@ -95,13 +342,23 @@ class ArmStats:
 
     pass_rate: float | None  # None when no sample was graded
     passed: int
-    total: int  # graded samples: errors excluded
-    errors: int
+    total: int  # graded samples (prompt rejections included as fails); errors excluded
+    errors: int  # samples still errored after retries: missing, not graded
     ci95: tuple[float, float]
     input_tokens: float | None  # means per graded sample
     output_tokens: float | None
     latency_s: float | None  # median per graded sample
     skipped_assertions: int = 0
+    rejected: int = 0  # requests refused for their prompt, counted as fails
+    cases: int = 0  # cases with a graded sample
+    n_effective: float = 0.0
+    pass_all_runs: float | None = None  # pass^k: share of cases whose every graded run passed
+    ci_method: str = ARM_CI_METHOD
+
+    @property
+    def answered(self) -> int:
+        """Graded samples the model answered (not refused for their prompt)."""
+        return self.total - self.rejected
 
     def to_dict(self, *, extended: bool = False) -> dict[str, Any]:
         data: dict[str, Any] = {
@@ -109,9 +366,14 @@ class ArmStats:
             "passed": self.passed,
             "total": self.total,
             "errors": self.errors,
-            "ci95": [_r(self.ci95[0]), _r(self.ci95[1])],
+            "ci95": _pair(self.ci95),
             "tokens": {"input": _r(self.input_tokens), "output": _r(self.output_tokens)},
             "latency_s": _r(self.latency_s),
+            "rejected": self.rejected,
+            "cases": self.cases,
+            "ci_method": self.ci_method,
+            "n_effective": _r(self.n_effective),
+            "pass_all_runs": _r(self.pass_all_runs),
         }
         if extended:
             data["skipped_assertions"] = self.skipped_assertions
@@ -133,10 +395,21 @@ class ModelStats:
     verdict: str
     beneficial: bool = False  # upskill 0.2.1's rule, for comparison
     lift_ci95_bootstrap: tuple[float, float] | None = None
+    lift_cases: int = 0  # cases graded in both arms: the n of the lift
+    excluded_cases: int = 0
+    excluded_reason: str | None = None
+    lift_se: float | None = None
+    lift_p: float | None = None
+    lift_p_holm: float | None = None
+    mde80: float | None = None
+    spread_floored: bool = False
+    holm_changed: bool = False
+    case_counts: dict[str, int] = field(default_factory=dict)
+    case_table: list[dict[str, Any]] = field(default_factory=list)
 
     def to_dict(self, *, extended: bool = False) -> dict[str, Any]:
-        """The summary.json shape; ``extended`` adds ``beneficial``, the bootstrap interval and
-        skipped-assertion counts."""
+        """The summary.json shape; ``extended`` adds ``beneficial``, the bootstrap interval,
+        skipped-assertion counts and the per-case table."""
         data: dict[str, Any] = {
             "model": self.model,
             "runs": self.runs,
@@ -144,34 +417,51 @@ class ModelStats:
             "baseline": None if self.baseline is None else self.baseline.to_dict(extended=extended),
             "with_skill": self.with_skill.to_dict(extended=extended),
             "lift": _r(self.lift),
-            "lift_ci95": None
-            if self.lift_ci95 is None
-            else [_r(self.lift_ci95[0]), _r(self.lift_ci95[1])],
+            "lift_ci95": _pair(self.lift_ci95),
             "token_savings": _r(self.token_savings),
             "verdict": self.verdict,
+            "lift_method": LIFT_METHOD if self.lift is not None else None,
+            "lift_cases": self.lift_cases,
+            "excluded_cases": self.excluded_cases,
+            "excluded_reason": self.excluded_reason,
+            "lift_se": _r(self.lift_se),
+            "lift_p": _r(self.lift_p),
+            "mde80": _r(self.mde80),
+            "spread_floored": self.spread_floored,
+            "holm": None
+            if self.lift_p_holm is None
+            else {"p_adjusted": _r(self.lift_p_holm), "changed_verdict": self.holm_changed},
+            "case_counts": dict(self.case_counts),
         }
         if extended:
             data["beneficial"] = self.beneficial
-            boot = self.lift_ci95_bootstrap
-            data["lift_ci95_bootstrap"] = None if boot is None else [_r(boot[0]), _r(boot[1])]
+            data["lift_ci95_bootstrap"] = _pair(self.lift_ci95_bootstrap)
+            data["case_table"] = [dict(row) for row in self.case_table]
         return data
 
 
 def arm_stats(samples: Sequence[Sample]) -> ArmStats:
     """The numbers of one arm's samples."""
-    graded = [s for s in samples if s.outcome != "error"]
+    graded = [s for s in samples if graded_outcome(s) != "error"]
+    answered = [s for s in graded if s.outcome != "error"]  # rejections carry no tokens
     passed = sum(1 for s in graded if s.outcome == "pass")
     total = len(graded)
+    tally = _case_tally(samples)
+    ci, n_eff = clustered_rate_interval(list(tally.values()))
     return ArmStats(
         pass_rate=passed / total if total else None,
         passed=passed,
         total=total,
         errors=len(samples) - total,
-        ci95=wilson_interval(passed, total),
-        input_tokens=stats.fmean(s.input_tokens for s in graded) if graded else None,
-        output_tokens=stats.fmean(s.output_tokens for s in graded) if graded else None,
-        latency_s=stats.median(s.latency_s for s in graded) if graded else None,
+        ci95=ci,
+        input_tokens=stats.fmean(s.input_tokens for s in answered) if answered else None,
+        output_tokens=stats.fmean(s.output_tokens for s in answered) if answered else None,
+        latency_s=stats.median(s.latency_s for s in answered) if answered else None,
         skipped_assertions=sum(1 for s in graded for a in s.assertions if a.status == "skipped"),
+        rejected=sum(1 for s in samples if prompt_rejected(s)),
+        cases=len(tally),
+        n_effective=n_eff,
+        pass_all_runs=sum(1 for p, g in tally.values() if p == g) / len(tally) if tally else None,
     )
 
 
@@ -186,11 +476,12 @@ def verdict_of(lift_ci95: tuple[float, float] | None) -> str:
 
 
 def _no_data(*arms: ArmStats) -> str | None:
-    """The "no data" verdict when an arm has no graded sample, else None."""
-    empty = [arm for arm in arms if arm.total == 0]
+    """The "no data" verdict when an arm has no answered sample, else None: an arm whose every
+    request was refused for its prompt (context length...) measures the setup, not the skill."""
+    empty = [arm for arm in arms if arm.answered == 0]
     if not empty:
         return None
-    return ALL_FAILED if any(arm.errors for arm in empty) else NO_DATA
+    return ALL_FAILED if any(arm.errors or arm.rejected for arm in empty) else NO_DATA
 
 
 def upskill_beneficial(lift: float | None, token_savings: float | None) -> bool:
@@ -200,16 +491,62 @@ def upskill_beneficial(lift: float | None, token_savings: float | None) -> bool:
     return lift > 0.05 or (lift >= 0 and token_savings is not None and token_savings > 0.2)
 
 
-def _per_case_rates(base: Sequence[Sample], skill: Sequence[Sample]) -> list[tuple[float, float]]:
-    def rates(samples: Sequence[Sample]) -> dict[str, float]:
-        tally: dict[str, list[int]] = {}
-        for s in samples:
-            if s.outcome != "error":
-                tally.setdefault(s.case_id, []).append(1 if s.outcome == "pass" else 0)
-        return {case: sum(v) / len(v) for case, v in tally.items()}
+def errors_differ(base: ArmStats, skill: ArmStats) -> bool:
+    """Whether the arms' unresolved error counts differ materially: by at least 2 samples and
+    by at least 5% of an arm's samples. Then a difference in pass rates may be the errors'."""
+    diff = abs(base.errors - skill.errors)
+    size = max(base.total + base.errors, skill.total + skill.errors, 1)
+    return diff >= 2 and diff / size >= 0.05
 
-    a, b = rates(base), rates(skill)
-    return [(a[case], b[case]) for case in a if case in b]
+
+def case_category(base: tuple[int, int], skill: tuple[int, int]) -> str:
+    """``fixed`` (fails every run without, passes every run with), ``broken`` (the reverse),
+    ``always_pass``, ``always_fail``, or ``flaky`` (some arm both passed and failed)."""
+    (pa, ga), (pb, gb) = base, skill
+    a = "pass" if pa == ga else "fail" if pa == 0 else "mixed"
+    b = "pass" if pb == gb else "fail" if pb == 0 else "mixed"
+    if "mixed" in (a, b):
+        return "flaky"
+    if a == b:
+        return f"always_{a}"
+    return "fixed" if b == "pass" else "broken"
+
+
+CASE_CATEGORIES = ("fixed", "broken", "always_pass", "always_fail", "flaky", "excluded")
+
+
+def _case_table(
+    base: dict[str, tuple[int, int]], skill: dict[str, tuple[int, int]], order: list[str]
+) -> list[dict[str, Any]]:
+    rows = []
+    for case in order:
+        a, b = base.get(case), skill.get(case)
+        row: dict[str, Any] = {
+            "case_id": case,
+            "baseline": None if a is None else {"passed": a[0], "graded": a[1]},
+            "with_skill": None if b is None else {"passed": b[0], "graded": b[1]},
+        }
+        if a is None or b is None:
+            row["category"], row["diff"] = "excluded", None
+        else:
+            row["category"] = case_category(a, b)
+            row["diff"] = _r(b[0] / b[1] - a[0] / a[1])
+        rows.append(row)
+    return rows
+
+
+def _excluded_reason(
+    excluded: list[str], base: Sequence[Sample], skill: Sequence[Sample]
+) -> str | None:
+    if not excluded:
+        return None
+    seen = {(s.case_id, s.arm) for s in (*base, *skill)}
+    missing = sum(
+        1 for c in excluded if (c, "baseline") not in seen or (c, "with_skill") not in seen
+    )
+    n = len(excluded)
+    what = "every request errored in one arm" if not missing else "not run in one arm"
+    return f"{n} case{'s' if n != 1 else ''} excluded: {what}"
 
 
 def _model_stats(model: str, samples: list[Sample]) -> ModelStats:
@@ -217,37 +554,92 @@ def _model_stats(model: str, samples: list[Sample]) -> ModelStats:
     skill = [s for s in samples if s.arm == "with_skill"]
     with_arm = arm_stats(skill)
     runs = len({s.run for s in samples})
-    cases = len({s.case_id for s in samples})
+    order = list(dict.fromkeys(s.case_id for s in samples))
+    cases = len(order)
     if not base:
         verdict = _no_data(with_arm) or NO_BASELINE
         return ModelStats(model, runs, cases, None, with_arm, None, None, None, verdict)
     base_arm = arm_stats(base)
-    lift = None
-    if base_arm.pass_rate is not None and with_arm.pass_rate is not None:
-        lift = with_arm.pass_rate - base_arm.pass_rate
-    ci = newcombe_interval(base_arm.passed, base_arm.total, with_arm.passed, with_arm.total)
+    base_tally, skill_tally = _case_tally(base), _case_tally(skill)
+    table = _case_table(base_tally, skill_tally, order)
+    counts = {c: sum(1 for r in table if r["category"] == c) for c in CASE_CATEGORIES}
+    paired = [c for c in order if c in base_tally and c in skill_tally]
+    excluded = [c for c in order if c not in paired]
+    diffs = [
+        skill_tally[c][0] / skill_tally[c][1] - base_tally[c][0] / base_tally[c][1] for c in paired
+    ]
     savings = None
     if base_arm.output_tokens and with_arm.output_tokens is not None:
         savings = 1 - with_arm.output_tokens / base_arm.output_tokens
-    pairs = _per_case_rates(base, skill)
+    common: dict[str, Any] = {
+        "model": model,
+        "runs": runs,
+        "cases": cases,
+        "baseline": base_arm,
+        "with_skill": with_arm,
+        "token_savings": savings,
+        "excluded_cases": len(excluded),
+        "excluded_reason": _excluded_reason(excluded, base, skill),
+        "case_counts": counts,
+        "case_table": table,
+    }
+    no_data = _no_data(base_arm, with_arm)
+    if no_data or not diffs:  # no result, not a null one
+        return ModelStats(lift=None, lift_ci95=(-1.0, 1.0), verdict=no_data or NO_PAIRS, **common)
+    result = paired_lift(diffs)
+    if result.n < 2:
+        verdict = TOO_FEW
+    elif errors_differ(base_arm, with_arm):
+        verdict = (
+            f"{NOT_COMPARABLE}: errors differ between arms "
+            f"(baseline {base_arm.errors}, with skill {with_arm.errors})"
+        )
+    else:
+        verdict = verdict_of(result.ci95)
     return ModelStats(
-        model=model,
-        runs=runs,
-        cases=cases,
-        baseline=base_arm,
-        with_skill=with_arm,
-        lift=lift,
-        lift_ci95=ci,
-        token_savings=savings,
-        verdict=_no_data(base_arm, with_arm) or verdict_of(ci),
-        beneficial=upskill_beneficial(lift, savings),
-        lift_ci95_bootstrap=paired_bootstrap_interval(pairs) if pairs else None,
+        lift=result.lift,
+        lift_ci95=result.ci95,
+        verdict=verdict,
+        beneficial=upskill_beneficial(result.lift, savings),
+        lift_ci95_bootstrap=paired_bootstrap_interval(
+            [
+                (base_tally[c][0] / base_tally[c][1], skill_tally[c][0] / skill_tally[c][1])
+                for c in paired
+            ]
+        ),
+        lift_cases=result.n,
+        lift_se=result.se,
+        lift_p=result.p_value,
+        mde80=result.mde80,
+        spread_floored=result.floored,
+        **common,
     )
 
 
+def _holm(models: list[ModelStats]) -> list[ModelStats]:
+    """Holm-adjust the verdicts of the models that have one (two or more of them)."""
+    tested = [
+        i
+        for i, m in enumerate(models)
+        if m.lift_p is not None and m.verdict in (HELPS, HURTS, UNCLEAR)
+    ]
+    if len(tested) < 2:
+        return models
+    adjusted = holm_adjust([models[i].lift_p or 0.0 for i in tested])
+    out = list(models)
+    for i, p_adj in zip(tested, adjusted, strict=True):
+        m = models[i]
+        changed = m.verdict in (HELPS, HURTS) and p_adj >= 0.05
+        out[i] = dataclasses.replace(
+            m, lift_p_holm=p_adj, holm_changed=changed, verdict=UNCLEAR if changed else m.verdict
+        )
+    return out
+
+
 def summarize(samples: Iterable[Sample]) -> list[ModelStats]:
-    """One :class:`ModelStats` per model, in the order models first appear."""
+    """One :class:`ModelStats` per model, in the order models first appear; verdicts
+    Holm-adjusted when several models were measured."""
     by_model: dict[str, list[Sample]] = {}
     for sample in samples:
         by_model.setdefault(sample.model, []).append(sample)
-    return [_model_stats(model, group) for model, group in by_model.items()]
+    return _holm([_model_stats(model, group) for model, group in by_model.items()])

@@ -29,7 +29,7 @@ The loop (every number is the runner's own statistics, :mod:`upskill_hub.evaluat
    * ``max_iterations``: ``k`` reached ``--max-iterations``;
    * ``plateau``: the candidate did not improve on the best before it by more than that best's
      interval: ``lift_k - lift_best <= margin``, where ``margin`` is the mean over students of
-     the half-width of the best's Newcombe 95% lift interval (``(hi - lo) / 2``). A rejected
+     the half-width of the best's 95% lift interval (by test case) (``(hi - lo) / 2``). A rejected
      candidate never improves, so it also stops the loop. At small n the interval is wide: more
      ``--runs`` or cases resolve finer gains;
    * ``all_passed``: the best skill had graded with-skill samples and none failed or errored:
@@ -249,10 +249,10 @@ class _Generator:
         """One line: which student and arm had no graded sample, and the first error."""
         arm, model = "with_skill", "?"
         for stats in result.stats:
-            if stats.with_skill.total == 0:
+            if stats.with_skill.answered == 0:
                 arm, model = "with_skill", stats.model
                 break
-            if stats.baseline is None or stats.baseline.total == 0:
+            if stats.baseline is None or stats.baseline.answered == 0:
                 arm, model = "baseline", stats.model
                 break
         errors = [s.error for s in result.samples if s.model == model and s.arm == arm and s.error]

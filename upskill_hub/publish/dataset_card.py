@@ -169,6 +169,20 @@ def _results_table(rows: list[dict[str, Any]]) -> list[str]:
     return lines
 
 
+METHOD_V2 = (
+    "- 95% intervals by test case (runs of one case are not independent): lift is the mean "
+    "over cases of (pass rate with the skill - without), with a paired t interval over cases; "
+    "pass rates use a Wilson interval on the clustered effective n. The verdict is *helps* / "
+    "*hurts* only when the lift interval excludes zero (Holm-adjusted over models); a request "
+    "refused for its prompt (context length) counts as a fail."
+)
+METHOD_V1 = (
+    "- 95% intervals: Wilson score for pass rates, Newcombe's hybrid score for lift, counting "
+    "every run as independent (stats_version 1: too narrow with several runs per case); the "
+    "verdict is *helps* / *hurts* only when the lift interval excludes zero."
+)
+
+
 def run_section(
     record: RunRecord,
     *,
@@ -218,8 +232,7 @@ def run_section(
         f"- {info.get('runs', '?')} run(s) per case; temperature {params.get('temperature', '?')}"
         f", max tokens {params.get('max_tokens', '?')}, "
         + (f"seed {seed}." if seed is not None else "no seed."),
-        "- 95% intervals: Wilson score for pass rates, Newcombe's hybrid score for lift; "
-        "the verdict is *helps* / *hurts* only when the lift interval excludes zero.",
+        METHOD_V2 if (record.summary or {}).get("stats_version") else METHOD_V1,
         "",
     ]
     lines += reproduce_lines(info, repo_id=repo_id, split=split)

@@ -28,6 +28,8 @@ class RunResults:
     split: str
     rows: list[dict[str, Any]]
     case_ids: tuple[str, ...] | None = None  # known for a run folder
+    # per model: summary.json's case table and pass^k per arm (run folders, stats_version 2)
+    case_tables: dict[str, dict[str, Any]] | None = None
 
     @property
     def models(self) -> list[ModelResult]:
@@ -150,7 +152,20 @@ def _local(path: Path) -> RunResults:
     record = read_run(path)
     rows = summary_rows(record)
     case_ids = tuple(c.id for c in record.cases)
-    return RunResults(str(path), split_name(run_id_of(record)), rows, case_ids)
+    tables = {
+        str(m["model"]): {
+            "cases": m["case_table"],
+            "counts": m.get("case_counts") or {},
+            "pass_all_runs": {
+                arm: (m.get(arm) or {}).get("pass_all_runs") for arm in ("baseline", "with_skill")
+            },
+        }
+        for m in (record.summary or {}).get("models") or []
+        if "case_table" in m
+    }
+    return RunResults(
+        str(path), split_name(run_id_of(record)), rows, case_ids, tables if tables else None
+    )
 
 
 def _hub(repo: str, split: str | None) -> RunResults:

@@ -76,12 +76,22 @@ def points(value: float | None) -> str:
     return NONE if value is None else f"{value * 100:+.0f} pp"
 
 
+def cases_runs(cases: Any, runs: Any) -> str:
+    """``10 cases × 5 runs``: the n behind a lift (its unit is the test case)."""
+    c, r = int(cases or 0), int(runs or 0)
+    return f"{c} case{'s' if c != 1 else ''} × {r} run{'s' if r != 1 else ''}"
+
+
 def lift_with_ci(result: ModelResult) -> str:
-    """``+45 pp (+15 to +65)``; ``–`` without a baseline."""
+    """``+45 pp (+15 to +65; 10 cases × 5 runs)``; ``–`` without a baseline."""
     if result.lift is None:
         return NONE
     ci = result.lift_ci
-    interval = "" if ci is None else f" ({ci[0] * 100:+.0f} to {ci[1] * 100:+.0f})"
+    row = result._any
+    n = cases_runs(row.get("cases"), row.get("runs")) if row.get("cases") else ""
+    parts = [] if ci is None else [f"{ci[0] * 100:+.0f} to {ci[1] * 100:+.0f}"]
+    parts += [n] if n else []
+    interval = f" ({'; '.join(parts)})" if parts else ""
     return f"{points(result.lift)}{interval}"
 
 

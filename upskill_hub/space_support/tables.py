@@ -11,8 +11,9 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from upskill_hub.evaluation.results import Progress
-from upskill_hub.evaluation.statistics import HELPS, HURTS, summarize
+from upskill_hub.evaluation.statistics import HELPS, HURTS, UNCLEAR, summarize
 from upskill_hub.evaluation.types import Sample
+from upskill_hub.publish.summary_text import cases_runs
 from upskill_hub.skill.testcases import TestCase
 
 SUMMARY_HEADERS = [
@@ -77,13 +78,19 @@ def summary_rows(models: Sequence[dict[str, Any]]) -> list[list[str]]:
         lift_ci = m.get("lift_ci95")
         lift = _signed(m.get("lift"))
         if lift_ci and m.get("lift") is not None:
-            lift += f" ({_signed(lift_ci[0], '')} to {_signed(lift_ci[1], '')})"
+            n = cases_runs(m.get("lift_cases", m.get("cases")), m.get("runs"))
+            lift += f" ({_signed(lift_ci[0], '')} to {_signed(lift_ci[1], '')}; {n})"
         errors = sum(int((a or {}).get("errors", 0)) for a in (base, skill))
         rows.append(
             [
                 str(m.get("model", "")),
                 lift,
-                verdict_label(str(m.get("verdict", ""))),
+                verdict_label(str(m.get("verdict", "")))
+                + (
+                    f" (this eval can only see lifts above ±{m['mde80'] * 100:.0f} pts)"
+                    if m.get("mde80") is not None and m.get("verdict") == UNCLEAR
+                    else ""
+                ),
                 _arm_cell(base),
                 _arm_cell(skill),
                 f"{_tokens(base)} → {_tokens(skill)}",
