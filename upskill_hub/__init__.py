@@ -30,6 +30,7 @@ if TYPE_CHECKING:
     from upskill_hub.registry.pull import pull, update
     from upskill_hub.registry.push import push_skills
     from upskill_hub.registry.search import info, search
+    from upskill_hub.registry.skill_source import open_skill
     from upskill_hub.skill import (
         Skill,
         SkillReport,
@@ -43,6 +44,7 @@ if TYPE_CHECKING:
 __version__ = "0.1.0"
 
 _EXPORTS = {
+    "open_skill": "upskill_hub.registry.skill_source",
     "EvalConfig": "upskill_hub.evaluation.config",
     "EvalResult": "upskill_hub.evaluation.results",
     "GenerateConfig": "upskill_hub.generate",
@@ -93,6 +95,7 @@ __all__ = [
     "info",
     "load_results",
     "load_skill",
+    "open_skill",
     "outdated",
     "pull",
     "push_results",

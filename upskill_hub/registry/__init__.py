@@ -15,8 +15,10 @@ if TYPE_CHECKING:
     from upskill_hub.registry.pull import install_locked, pull, update
     from upskill_hub.registry.push import push_skills, scan_local
     from upskill_hub.registry.search import info, search
+    from upskill_hub.registry.skill_source import open_skill
 
 _EXPORTS = {
+    "open_skill": "upskill_hub.registry.skill_source",
     "Hub": "upskill_hub.registry.hub",
     "fetch_skill": "upskill_hub.registry.fetch",
     "info": "upskill_hub.registry.search",
@@ -38,6 +40,7 @@ __all__ = [
     "info",
     "install_locked",
     "list_installed",
+    "open_skill",
     "outdated",
     "pull",
     "push_skills",
