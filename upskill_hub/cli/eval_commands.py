@@ -13,14 +13,13 @@ Heavy libraries are imported only when the command runs.
 from __future__ import annotations
 
 import os
-import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import typer
 
 from upskill_hub.cli.output import OutputFormat, console, err_console, print_json
-from upskill_hub.errors import EvalCancelled, ProviderError, SkillNotFound, UsageError
+from upskill_hub.errors import EvalCancelled, ProviderError, UsageError
 
 if TYPE_CHECKING:
     from upskill_hub.evaluation.config import EvalConfig
@@ -30,24 +29,16 @@ if TYPE_CHECKING:
 
 #: API key for an OpenAI-compatible ``--base-url`` server (keys never go on the command line).
 API_KEY_ENV = "UPSKILL_HUB_API_KEY"
-_REPO_ID = re.compile(r"^[\w.\-]+/[\w.\-]+(@\S+)?$")
 
 
 def _load(spec: str, skill_name: str | None) -> tuple[Skill, str | None, str | None]:
     """The skill for SKILL (a local path, else a Hub repo id) plus its repo id and commit."""
-    from upskill_hub.skill import load_skill
+    from upskill_hub.registry.skill_source import open_skill
 
-    path = Path(spec).expanduser()
-    if path.exists():
-        if skill_name:
-            raise UsageError("--skill picks a skill of a Hub repo; give the folder itself instead")
-        return load_skill(path), None, None
-    if not _REPO_ID.match(spec) or spec.startswith((".", "/", "~")):
-        raise SkillNotFound(f"{spec}: no such skill folder (nor a Hub repo id ns/name[@rev])")
-    from upskill_hub.registry.fetch import fetch_skill
-
-    fetched = fetch_skill(spec, skill=skill_name)
-    return load_skill(fetched.path), fetched.repo_id, fetched.commit
+    if skill_name and Path(spec).expanduser().exists():
+        raise UsageError("--skill picks a skill of a Hub repo; give the folder itself instead")
+    opened = open_skill(spec, skill=skill_name)
+    return opened.skill, opened.repo_id, opened.commit
 
 
 def _config(

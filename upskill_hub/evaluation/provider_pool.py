@@ -1,4 +1,5 @@
-"""The providers of one eval: one per model (plus judges), resolved once, closed once."""
+"""The providers of one run (an eval, or ``generate``'s students and teacher): one per model
+(plus judges), resolved once, closed once; providers handed in ready are the caller's to close."""
 
 from __future__ import annotations
 
@@ -9,6 +10,8 @@ from typing import TYPE_CHECKING
 from upskill_hub.errors import UsageError
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     from upskill_hub.evaluation.config import EvalConfig
     from upskill_hub.evaluation.providers.base import Provider
 
@@ -18,14 +21,22 @@ __all__ = ["ProviderPool"]
 class ProviderPool:
     """One provider per model (plus judges), created once, closed once."""
 
-    def __init__(self, config: EvalConfig, given: dict[str, Provider] | None) -> None:
-        self.config = config
+    def __init__(
+        self,
+        models: Sequence[str],
+        *,
+        base_url: str | None = None,
+        api_key: str | None = None,
+        given: dict[str, Provider] | None = None,
+    ) -> None:
+        self.base_url = base_url
+        self.api_key = api_key
         self.by_spec: dict[str, Provider] = {}
         self.owned: list[Provider] = []
         self._judges: dict[str, Provider] = {}
         self._judge_lock = asyncio.Lock()
         given = given or {}
-        for spec in config.models:
+        for spec in models:
             provider = given.get(spec)
             if provider is None:
                 provider = self._resolve(spec)
@@ -36,10 +47,31 @@ class ProviderPool:
         if dupes:
             raise UsageError(f"--model names the same model twice: {', '.join(dupes)}")
 
-    def _resolve(self, spec: str) -> Provider:
+    @classmethod
+    def for_config(cls, config: EvalConfig, given: dict[str, Provider] | None) -> ProviderPool:
+        """The pool of an eval's models."""
+        return cls(config.models, base_url=config.base_url, api_key=config.api_key, given=given)
+
+    def _resolve(
+        self, spec: str, base_url: str | None = None, api_key: str | None = None
+    ) -> Provider:
         from upskill_hub.evaluation.providers.resolve import resolve_model
 
-        return resolve_model(spec, base_url=self.config.base_url, api_key=self.config.api_key)
+        if base_url is None:
+            base_url, api_key = self.base_url, self.api_key
+        return resolve_model(spec, base_url=base_url, api_key=api_key)
+
+    def extra(
+        self, spec: str, *, base_url: str | None, api_key: str | None, given: Provider | None
+    ) -> Provider:
+        """A provider outside the models (``generate``'s teacher, with its own endpoint)."""
+        from upskill_hub.evaluation.providers.resolve import resolve_model
+
+        if given is not None:
+            return given
+        provider = resolve_model(spec, base_url=base_url, api_key=api_key)
+        self.owned.append(provider)
+        return provider
 
     @property
     def model_ids(self) -> list[str]:

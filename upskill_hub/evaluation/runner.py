@@ -108,7 +108,7 @@ async def run_eval(
     case_list = _check_cases(cases)
     if resume_from is not None and run_dir is not None:
         raise UsageError("give either a run folder to resume or a new run folder, not both")
-    pool = ProviderPool(config, providers)
+    pool = ProviderPool.for_config(config, providers)
     try:
         return await _run(
             skill,

@@ -16,10 +16,10 @@ from collections import deque
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from upskill_hub.backoff import backoff_delay
 from upskill_hub.errors import ProviderError, UpskillHubError
 from upskill_hub.evaluation.prompts import build_messages, prompt_hash
 from upskill_hub.evaluation.results import Progress
+from upskill_hub.evaluation.retry import RetriesExhausted, RetrySchedule, complete_with_retries
 from upskill_hub.evaluation.run_dir import SampleKey, SampleLog, utc_now
 from upskill_hub.evaluation.schedule import run_params
 from upskill_hub.evaluation.types import (
@@ -56,13 +56,6 @@ def capped_reply(text: str) -> tuple[str, str]:
     kept = text[:MAX_REPLY_CHARS]
     note = f"\n[upskill-hub: reply cut at {MAX_REPLY_CHARS:,} of {len(text):,} characters]"
     return kept, kept + note
-
-
-class _CallFailed(Exception):
-    def __init__(self, error: BaseException, attempts: int) -> None:
-        super().__init__(str(error))
-        self.error = error
-        self.attempts = attempts
 
 
 class Session:
@@ -176,36 +169,14 @@ class Session:
     async def _call(
         self, provider: Provider, messages: list[Message], params: GenerationParams
     ) -> tuple[Completion, int]:
-        """``provider.complete`` with retries; raises :class:`_CallFailed` when out of tries."""
-        backstop = params.timeout * 1.25 + 2.0
-        attempt = 0
-        while True:
-            attempt += 1
-            try:
-                try:
-                    completion = await asyncio.wait_for(
-                        provider.complete(messages, params), backstop
-                    )
-                except TimeoutError:
-                    raise ProviderError(
-                        f"{provider.model_id}: no response within {backstop:g}s (timeout)",
-                        retryable=True,
-                    ) from None
-                return completion, attempt
-            except ProviderError as exc:
-                if not exc.retryable or attempt > self.config.retries:
-                    raise _CallFailed(exc, attempt) from None
-                await asyncio.sleep(
-                    backoff_delay(
-                        attempt,
-                        exc.retry_after,
-                        base=self.config.backoff_base_s,
-                        cap=self.config.backoff_max_s,
-                        retry_after_max=self.config.retry_after_max_s,
-                    )
-                )
-            except Exception as exc:  # a provider bug: final, reported on the sample
-                raise _CallFailed(exc, attempt) from None
+        """``provider.complete`` with the run's retry schedule (:class:`RetriesExhausted`)."""
+        schedule = RetrySchedule(
+            retries=self.config.retries,
+            base_s=self.config.backoff_base_s,
+            max_s=self.config.backoff_max_s,
+            retry_after_max_s=self.config.retry_after_max_s,
+        )
+        return await complete_with_retries(provider, messages, params, schedule)
 
     async def _judge(self, model: str | None, messages: list[Message]) -> str:
         spec = model or self.config.judge_model
@@ -220,7 +191,7 @@ class Session:
         )
         try:
             completion, _ = await self._call(provider, messages, params)
-        except _CallFailed as failed:
+        except RetriesExhausted as failed:
             raise ProviderError(self._clean(failed.error)) from None
         return completion.text
 
@@ -243,7 +214,7 @@ class Session:
             completion, attempts = await self._call(
                 self.by_id[model_id], messages, run_params(self.config.params, run)
             )
-        except _CallFailed as failed:
+        except RetriesExhausted as failed:
             return Sample(
                 model=model_id,
                 case_id=case_id,

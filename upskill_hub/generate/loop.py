@@ -48,7 +48,6 @@ under ``--runs-dir`` (``generate.json``, ``teacher.jsonl``, ``iter-N/``): nothin
 
 from __future__ import annotations
 
-import contextlib
 import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -488,34 +487,26 @@ async def run_generate(
 ) -> GenerateResult:
     """Run the loop of the module docstring. ``teacher``/``students`` may be given ready (the
     caller keeps them); the others are resolved with ``resolve_model`` and closed here."""
-    from upskill_hub.evaluation.providers.resolve import resolve_model
+    from upskill_hub.evaluation.provider_pool import ProviderPool
 
     config.validate()
     source = load_source(config.source, trace_budget=config.trace_budget)
     task = config.task.strip() or default_task(source)
-    owned: list[Provider] = []
+    pool = ProviderPool(
+        config.students, base_url=config.base_url, api_key=config.api_key, given=students
+    )
     try:
-        given = dict(students or {})
-        pool: dict[str, Provider] = {}
-        for spec in config.students:
-            provider = given.get(spec)
-            if provider is None:
-                provider = resolve_model(spec, base_url=config.base_url, api_key=config.api_key)
-                owned.append(provider)
-            pool[spec] = provider
-        if teacher is None:
-            url = config.teacher_base_url or config.base_url
-            # a --base-url key goes only to a --base-url server, never to a vendor API
-            teacher = resolve_model(
-                config.teacher, base_url=url, api_key=config.api_key if url else None
-            )
-            owned.append(teacher)
-        gen = _Generator(config, source, task, teacher, pool, on_event or (lambda _m: None))
+        url = config.teacher_base_url or config.base_url
+        # a --base-url key goes only to a --base-url server, never to a vendor API
+        teacher = pool.extra(
+            config.teacher, base_url=url, api_key=config.api_key if url else None, given=teacher
+        )
+        gen = _Generator(
+            config, source, task, teacher, dict(pool.by_spec), on_event or (lambda _m: None)
+        )
         return await gen.run()
     finally:
-        for provider in owned:
-            with contextlib.suppress(Exception):
-                await provider.aclose()
+        await pool.aclose()
 
 
 def generate(

@@ -18,7 +18,6 @@ giving messages the teacher can act on:
 
 from __future__ import annotations
 
-import asyncio
 import json
 import tempfile
 from collections.abc import Sequence
@@ -26,7 +25,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from upskill_hub.errors import InvalidTestFile, ProviderError, UpskillHubError
+from upskill_hub.errors import InvalidTestFile, UpskillHubError
+from upskill_hub.evaluation.retry import RetriesExhausted, RetrySchedule, complete_with_retries
 from upskill_hub.evaluation.types import GenerationParams, Message
 from upskill_hub.skill.scaffold import normalize_name
 from upskill_hub.skill.testcases import TestCase, suite_from_obj
@@ -402,33 +402,6 @@ def repair_prompt(errors: Sequence[str]) -> str:
 # --------------------------------------------------------------------------- the conversation
 
 
-async def complete_with_retries(
-    provider: Any,
-    messages: list[Message],
-    params: GenerationParams,
-    *,
-    retries: int = 3,
-) -> str:
-    """``provider.complete`` with backoff on retryable errors (the runner's policy)."""
-    from upskill_hub.backoff import backoff_delay
-
-    attempt = 0
-    while True:
-        attempt += 1
-        try:
-            completion = await asyncio.wait_for(
-                provider.complete(messages, params), params.timeout * 1.25 + 2.0
-            )
-            return str(completion.text)
-        except TimeoutError:
-            error = ProviderError(f"{provider.model_id}: no response (timeout)", retryable=True)
-        except ProviderError as exc:
-            error = exc
-        if not error.retryable or attempt > retries:
-            raise TeacherError(f"teacher {provider.model_id}: {error}") from None
-        await asyncio.sleep(backoff_delay(attempt, error.retry_after))
-
-
 async def ask_teacher(
     provider: Any,
     request: str,
@@ -443,7 +416,13 @@ async def ask_teacher(
     messages = [Message("system", SYSTEM_PROMPT), Message("user", request)]
     errors: list[str] = []
     for _round in range(repairs + 1):
-        text = await complete_with_retries(provider, messages, params, retries=retries)
+        try:
+            completion, _ = await complete_with_retries(
+                provider, messages, params, RetrySchedule(retries=retries)
+            )
+        except RetriesExhausted as failed:
+            raise TeacherError(f"teacher {provider.model_id}: {failed.error}") from None
+        text = completion.text
         data, errors = extract_json_object(text)
         answer = None
         if data is not None:

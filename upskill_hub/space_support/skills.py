@@ -74,18 +74,14 @@ def load_choice(
             f"Skill {text!r} is neither a bundled skill ({known}) nor a Hub repo id "
             "(namespace/name[@revision])"
         )
-    from upskill_hub.registry.fetch import SeveralSkills, fetch_skill
-    from upskill_hub.registry.hub import parse_spec
+    from upskill_hub.registry.fetch import SeveralSkills
+    from upskill_hub.registry.skill_source import open_skill
 
-    parse_spec(text)  # UsageError for a malformed id, before any request
-    hub = visitor_hub(hosted, token)
     try:
-        fetched = fetch_skill(text, hub=hub)
+        opened = open_skill(text, hub=visitor_hub(hosted, token), local=False)
     except SeveralSkills as exc:
         raise UsageError(
             f"{exc.repo_id} holds several skills ({', '.join(exc.names)}); the Space evaluates "
             "single-skill repos (use `upskill-hub eval REPO --skill NAME` locally)"
         ) from None
-    return ChosenSkill(
-        load_skill(fetched.path), ref=text, repo_id=fetched.repo_id, commit=fetched.commit
-    )
+    return ChosenSkill(opened.skill, ref=text, repo_id=opened.repo_id, commit=opened.commit)

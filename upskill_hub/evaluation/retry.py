@@ -1,0 +1,79 @@
+"""Model calls with retries, written once: the eval runner, the judge and ``generate``'s
+teacher all call :func:`complete_with_retries` (as inspect_ai keeps retries in its model layer).
+
+A retryable :class:`~upskill_hub.errors.ProviderError` (429, 5xx, timeouts, dropped
+connections) waits by :func:`upskill_hub.backoff.backoff_delay` (a server's Retry-After wins)
+and tries again; a final error, or a provider bug, ends in :class:`RetriesExhausted` carrying
+the error and the number of attempts. A provider that never answers is cut off at 1.25x its
+timeout plus 2 s.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from upskill_hub.backoff import backoff_delay
+from upskill_hub.errors import ProviderError
+
+if TYPE_CHECKING:
+    from upskill_hub.evaluation.providers.base import Provider
+    from upskill_hub.evaluation.types import Completion, GenerationParams, Message
+
+__all__ = ["RetriesExhausted", "RetrySchedule", "complete_with_retries"]
+
+
+@dataclass(frozen=True)
+class RetrySchedule:
+    """How often and how long to retry a model call."""
+
+    retries: int = 3
+    base_s: float = 0.5
+    max_s: float = 30.0
+    retry_after_max_s: float = 120.0
+
+
+class RetriesExhausted(Exception):
+    """The call failed for good: ``error`` is the last failure, after ``attempts`` tries."""
+
+    def __init__(self, error: BaseException, attempts: int) -> None:
+        super().__init__(str(error))
+        self.error = error
+        self.attempts = attempts
+
+
+async def complete_with_retries(
+    provider: Provider,
+    messages: list[Message],
+    params: GenerationParams,
+    schedule: RetrySchedule = RetrySchedule(),
+) -> tuple[Completion, int]:
+    """``provider.complete`` with retries: (the completion, attempts it took)."""
+    backstop = params.timeout * 1.25 + 2.0
+    attempt = 0
+    while True:
+        attempt += 1
+        try:
+            try:
+                completion = await asyncio.wait_for(provider.complete(messages, params), backstop)
+            except TimeoutError:
+                raise ProviderError(
+                    f"{provider.model_id}: no response within {backstop:g}s (timeout)",
+                    retryable=True,
+                ) from None
+            return completion, attempt
+        except ProviderError as exc:
+            if not exc.retryable or attempt > schedule.retries:
+                raise RetriesExhausted(exc, attempt) from None
+            await asyncio.sleep(
+                backoff_delay(
+                    attempt,
+                    exc.retry_after,
+                    base=schedule.base_s,
+                    cap=schedule.max_s,
+                    retry_after_max=schedule.retry_after_max_s,
+                )
+            )
+        except Exception as exc:  # a provider bug: final, reported on the sample
+            raise RetriesExhausted(exc, attempt) from None

@@ -1,0 +1,55 @@
+"""A skill named by a local folder or a Hub repo id (``ns/name[@rev]``), opened once: what
+``eval`` and the Space both do before measuring. A Hub skill is fetched (listing scanned,
+files checked, validated) through :func:`upskill_hub.registry.fetch.fetch_skill`."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from upskill_hub.errors import SkillNotFound, UsageError
+from upskill_hub.skill import Skill, load_skill
+
+if TYPE_CHECKING:
+    from upskill_hub.registry.hub import Hub
+
+__all__ = ["OpenedSkill", "open_skill"]
+
+_REPO_ID = re.compile(r"^[\w.\-]+/[\w.\-]+(@\S+)?$")
+
+
+@dataclass(frozen=True)
+class OpenedSkill:
+    """The loaded skill; ``repo_id`` and ``commit`` when it came from the Hub."""
+
+    skill: Skill
+    repo_id: str | None = None
+    commit: str | None = None
+
+
+def open_skill(
+    spec: str, *, skill: str | None = None, hub: Hub | None = None, local: bool = True
+) -> OpenedSkill:
+    """Open ``spec``: an existing folder (when ``local``), else a Hub repo id.
+
+    ``skill`` names one skill of a multi-skill repo; ``hub`` picks the endpoint and token.
+    A malformed id is a :class:`UsageError` and a name that is neither a
+    :class:`SkillNotFound`, both before any request.
+    """
+    from upskill_hub.registry.fetch import fetch_skill
+    from upskill_hub.registry.hub import parse_spec
+
+    path = Path(spec).expanduser()
+    if local and path.exists():
+        if skill:
+            raise UsageError("skill: names a skill of a Hub repo; give the folder itself instead")
+        return OpenedSkill(load_skill(path))
+    if not _REPO_ID.match(spec) or spec.startswith((".", "/", "~")):
+        if local:
+            raise SkillNotFound(f"{spec}: no such skill folder (nor a Hub repo id ns/name[@rev])")
+        raise SkillNotFound(f"{spec}: not a Hub repo id ns/name[@rev]")
+    parse_spec(spec)
+    fetched = fetch_skill(spec, skill=skill, hub=hub)
+    return OpenedSkill(load_skill(fetched.path), fetched.repo_id, fetched.commit)
