@@ -32,6 +32,14 @@ def _zip() -> bytes:
     return buffer.getvalue()
 
 
+def _skill_with_logo(tmp_path: Path, repo_id: str) -> Path:
+    """A skill named after ``repo_id`` holding one binary asset, ``assets/logo.png``."""
+    skill = write_skill(tmp_path / "src", repo_id.split("/")[1])
+    (skill / "assets").mkdir()
+    (skill / "assets" / "logo.png").write_bytes(PNG)
+    return skill
+
+
 def _new_project(tmp_path: Path, label: str) -> Path:
     root = tmp_path / label
     (root / ".git").mkdir(parents=True)
@@ -88,10 +96,7 @@ def test_a_tampered_lfs_file_is_still_refused(
     """The cache-aware check must not accept what differs from the listing."""
     from huggingface_hub import constants
 
-    name = unique_repo_id.split("/")[1]
-    skill = write_skill(tmp_path / "src", name)
-    (skill / "assets").mkdir()
-    (skill / "assets" / "logo.png").write_bytes(PNG)
+    skill = _skill_with_logo(tmp_path, unique_repo_id)
     commit = push_skills(skill, repo_id=unique_repo_id).commit
     a = _new_project(tmp_path, "a")
     assert run_cli("pull", f"{unique_repo_id}@{commit}", cwd=a).code == 0
@@ -167,10 +172,7 @@ def test_nfc_and_nfd_twins_are_warned_once(
 def test_binary_push_with_xet_on_to_a_server_without_xet_fails_before_creating_anything(
     run_cli: Callable[..., CliResult], hub_server: object, unique_repo_id: str, tmp_path: Path
 ) -> None:
-    name = unique_repo_id.split("/")[1]
-    skill = write_skill(tmp_path / "src", name)
-    (skill / "assets").mkdir()
-    (skill / "assets" / "logo.png").write_bytes(PNG)
+    skill = _skill_with_logo(tmp_path, unique_repo_id)
     env = {k: v for k, v in os.environ.items() if k != "HF_HUB_DISABLE_XET"}
     env["PYTHONPATH"] = str(Path(__file__).resolve().parents[2])
     import subprocess
