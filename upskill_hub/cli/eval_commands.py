@@ -41,58 +41,6 @@ def _load(spec: str, skill_name: str | None) -> tuple[Skill, str | None, str | N
     return opened.skill, opened.repo_id, opened.commit
 
 
-def _config(
-    *,
-    resume: Path | None,
-    models: list[str] | None,
-    runs: int | None,
-    tests: Path | None,
-    skill: Skill,
-    explicit: dict[str, Any],
-    operational: dict[str, Any],
-) -> tuple[EvalConfig, list[TestCase]]:
-    """Flags over defaults; with --resume, flags over the run's own settings."""
-    from dataclasses import replace
-
-    from upskill_hub.evaluation.config import EvalConfig, default_max_tokens
-    from upskill_hub.evaluation.resume import config_from_run
-    from upskill_hub.evaluation.types import GenerationParams
-    from upskill_hub.skill.testcases import read_suite
-
-    if resume is not None:
-        base, cases = config_from_run(resume)
-    else:
-        base, cases = EvalConfig(), skill.tests
-    if tests is not None:
-        cases = read_suite(tests).cases
-    elif resume is None and not cases:
-        raise UsageError(f"{skill.path}: no test cases (no skill_meta.json); pass --tests FILE")
-    params = base.params
-    if resume is None and explicit["max_tokens"] is None:
-        params = replace(params, max_tokens=default_max_tokens(models or base.models))
-    param_flags = {k: v for k, v in explicit.items() if k in ("temperature", "max_tokens", "seed")}
-    params = replace(params, **{k: v for k, v in param_flags.items() if v is not None})
-    params = GenerationParams(
-        temperature=params.temperature,
-        max_tokens=params.max_tokens,
-        seed=params.seed,
-        timeout=operational["timeout"],
-    )
-    config = replace(
-        base,
-        models=list(models) if models else base.models,
-        runs=runs if runs is not None else base.runs,
-        params=params,
-        concurrency=operational["concurrency"],
-        retries=operational["retries"],
-        base_url=explicit["base_url"] or base.base_url,
-        judge_model=explicit["judge_model"] or base.judge_model,
-        no_baseline=explicit["no_baseline"] or base.no_baseline,
-        api_key=os.environ.get(API_KEY_ENV) or None,
-    )
-    return config, list(cases)
-
-
 def _run(skill: Skill, cases: list[TestCase], config: EvalConfig, **kwargs: Any) -> EvalResult:
     """Run with a progress bar on stderr; the first SIGINT sets the cancel event."""
     import asyncio
@@ -262,22 +210,30 @@ def eval_command(
         raise UsageError(f"--resume {resume}: not a run folder (no run.json)")
     if tests is not None and not tests.is_file():
         raise UsageError(f"--tests {tests}: no such file")
+    from upskill_hub.evaluation.resume import RunOverrides, run_settings
+    from upskill_hub.skill.testcases import read_suite
+
     loaded, repo_id, revision = _load(skill, skill_name)
-    config, cases = _config(
-        resume=resume,
-        models=model,
+    overrides = RunOverrides(
+        models=model or None,
         runs=runs,
-        tests=tests,
-        skill=loaded,
-        explicit={
-            "temperature": temperature,
-            "max_tokens": max_tokens,
-            "seed": seed,
-            "base_url": base_url,
-            "judge_model": judge_model,
-            "no_baseline": no_baseline,
-        },
-        operational={"timeout": timeout, "concurrency": concurrency, "retries": retries},
+        temperature=temperature,
+        max_tokens=max_tokens,
+        seed=seed,
+        base_url=base_url,
+        judge_model=judge_model,
+        no_baseline=no_baseline,
+        timeout=timeout,
+        concurrency=concurrency,
+        retries=retries,
+        api_key=os.environ.get(API_KEY_ENV) or None,
+    )
+    config, cases = run_settings(
+        loaded.tests,
+        overrides,
+        resume=resume,
+        tests=read_suite(tests).cases if tests is not None else None,
+        skill_path=loaded.path,
     )
     result = _run(
         loaded,

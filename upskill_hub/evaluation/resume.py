@@ -1,7 +1,9 @@
-"""Continuing a run folder: what it was started with, and whether a resume still matches it."""
+"""A run's settings: new ones from overrides over defaults, or a run folder's own settings with
+overrides on top (resume), and whether a resume still matches the run it continues."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -11,7 +13,74 @@ from upskill_hub.evaluation.run_dir import FORMAT_VERSION, RunFolder
 from upskill_hub.evaluation.types import GenerationParams
 from upskill_hub.skill.testcases import TestCase
 
-__all__ = ["check_resume", "config_from_run"]
+__all__ = ["RunOverrides", "check_resume", "config_from_run", "run_settings"]
+
+
+@dataclass(frozen=True)
+class RunOverrides:
+    """What the caller asked for; ``None`` keeps the default (or the resumed run's value).
+    ``timeout``, ``concurrency`` and ``retries`` are how to run, not what was measured, so a
+    resume takes them as given."""
+
+    models: list[str] | None = None
+    runs: int | None = None
+    temperature: float | None = None
+    max_tokens: int | None = None
+    seed: int | None = None
+    base_url: str | None = None
+    judge_model: str | None = None
+    no_baseline: bool = False
+    timeout: float = GenerationParams().timeout
+    concurrency: int = EvalConfig().concurrency
+    retries: int = EvalConfig().retries
+    api_key: str | None = None
+
+
+def run_settings(
+    skill_cases: list[TestCase],
+    overrides: RunOverrides,
+    *,
+    resume: Path | None = None,
+    tests: list[TestCase] | None = None,
+    skill_path: Path | None = None,
+) -> tuple[EvalConfig, list[TestCase]]:
+    """The config and cases of a run: ``overrides`` over the defaults, or over the settings of
+    the run folder ``resume`` continues. ``tests`` replace the skill's own cases."""
+    from upskill_hub.evaluation.config import default_max_tokens
+
+    if resume is not None:
+        base, cases = config_from_run(resume)
+    else:
+        base, cases = EvalConfig(), skill_cases
+    if tests is not None:
+        cases = tests
+    elif resume is None and not cases:
+        where = f"{skill_path}: " if skill_path else ""
+        raise UsageError(f"{where}no test cases (no skill_meta.json); pass --tests FILE")
+    models = list(overrides.models) if overrides.models else base.models
+    params = base.params
+    if resume is None and overrides.max_tokens is None:
+        params = replace(params, max_tokens=default_max_tokens(models))
+    chosen: dict[str, Any] = {
+        "temperature": overrides.temperature,
+        "max_tokens": overrides.max_tokens,
+        "seed": overrides.seed,
+    }
+    params = replace(params, **{k: v for k, v in chosen.items() if v is not None})
+    params = replace(params, timeout=overrides.timeout)
+    config = replace(
+        base,
+        models=models,
+        runs=overrides.runs if overrides.runs is not None else base.runs,
+        params=params,
+        concurrency=overrides.concurrency,
+        retries=overrides.retries,
+        base_url=overrides.base_url or base.base_url,
+        judge_model=overrides.judge_model or base.judge_model,
+        no_baseline=overrides.no_baseline or base.no_baseline,
+        api_key=overrides.api_key,
+    )
+    return config, list(cases)
 
 
 def check_resume(
