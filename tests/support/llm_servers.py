@@ -47,7 +47,9 @@ completion request (``GET /v1/models`` never consumes one):
   without ``location`` is a ``ValueError``). Clients must not follow it: check that the other
   server's ``requests`` stay empty.
 
-``latency=`` adds a fixed ``asyncio.sleep`` before every answer (for benchmarks of the runner).
+``latency=`` adds a fixed ``asyncio.sleep`` before every answer (for benchmarks of the runner);
+``srv.answered_at`` lists when each completion response was fully sent (``time.time()``), so a
+benchmark can tell how long a client took after its last response.
 ``api_key=`` makes the server demand that key (401 otherwise, echoing the key it got, as real
 APIs partly do: use it to check our error messages redact keys). ``srv.clear()`` forgets
 requests and pending faults. Servers are thread-safe: tests and servers run in different
@@ -318,6 +320,7 @@ class FakeLLMServer:
         self._lock = threading.Lock()
         self._faults: collections.deque[Fault] = collections.deque()
         self._requests: list[RecordedRequest] = []
+        self._answered: list[float] = []
         self._seq = itertools.count(1)
         self._loop: asyncio.AbstractEventLoop | None = None
         self._closing: asyncio.Event | None = None
@@ -343,6 +346,12 @@ class FakeLLMServer:
         with self._lock:
             return list(self._requests)
 
+    @property
+    def answered_at(self) -> list[float]:
+        """When each completion response was fully sent (``time.time()``), in order."""
+        with self._lock:
+            return list(self._answered)
+
     def inject(
         self,
         kind: str,
@@ -364,6 +373,7 @@ class FakeLLMServer:
         """Forget recorded requests and pending faults."""
         with self._lock:
             self._requests.clear()
+            self._answered.clear()
             self._faults.clear()
 
     @property
@@ -445,6 +455,9 @@ class FakeLLMServer:
             cycle = getattr(send, "__self__", None)
             scope[_TRANSPORT_KEY] = getattr(cycle, "transport", None)
             await app(scope, receive, send)
+            if scope.get("type") == "http" and scope.get("method") == "POST":
+                with self._lock:
+                    self._answered.append(time.time())
 
         return with_transport
 
