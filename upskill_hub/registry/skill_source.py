@@ -38,14 +38,15 @@ def open_skill(
     A malformed id is a :class:`UsageError` and a name that is neither a
     :class:`SkillNotFound`, both before any request.
     """
-    from upskill_hub.registry.fetch import fetch_skill
-    from upskill_hub.registry.hub import parse_spec
-
     path = Path(spec).expanduser()
     if local and path.exists():
         if skill:
             raise UsageError("skill: names a skill of a Hub repo; give the folder itself instead")
         return OpenedSkill(load_skill(path))
+    # a local folder needs no Hub client (huggingface_hub costs ~0.2 s to import)
+    from upskill_hub.registry.fetch import fetch_skill
+    from upskill_hub.registry.hub import parse_spec
+
     if not _REPO_ID.match(spec) or spec.startswith((".", "/", "~")):
         if local:
             raise SkillNotFound(f"{spec}: no such skill folder (nor a Hub repo id ns/name[@rev])")
