@@ -5,11 +5,13 @@ whole run, so a plain ``upskill-hub validate PATH... [--format text|json]`` is p
 answered by :mod:`upskill_hub.cli.validate_report` without them. Anything else (help, another
 command, an option this parser does not know) goes to :func:`upskill_hub.cli.main.main`, which
 gives the same output and errors. Library errors become one line and an exit code in
-:func:`exit_code_for`, used by both paths.
+:func:`exit_code_for`, used by both paths. The process ends without the interpreter's final
+garbage collections (:func:`main`).
 """
 
 from __future__ import annotations
 
+import gc
 import sys
 from pathlib import Path
 
@@ -51,6 +53,21 @@ def _fast_validate_args(args: list[str]) -> tuple[list[Path], str] | None:
 
 
 def main() -> None:
+    """The console script: run the command, then leave without collecting garbage.
+
+    Every object the command made lives until the process ends, so they are frozen
+    (:func:`gc.freeze`) on the way out: the interpreter's final collections then skip them,
+    which with openai or matplotlib loaded (hundreds of thousands of objects) saves ~0.2 s of
+    exit. Files are closed by then (the tool writes through context managers and atomic
+    renames) and standard streams are flushed as usual.
+    """
+    try:
+        _main()
+    finally:
+        gc.freeze()
+
+
+def _main() -> None:
     args = sys.argv[1:]
     fast = _fast_validate_args(args[1:]) if args[:1] == ["validate"] else None
     if fast is None:
