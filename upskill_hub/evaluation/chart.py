@@ -1,17 +1,64 @@
 """lift.png: baseline vs with-skill pass rate per model, with 95% CI error bars.
 
 matplotlib is imported inside :func:`render_lift_chart` (it costs ~0.5 s) and always with the
-Agg backend, so this works without a display and in worker threads.
+Agg backend, so this works without a display and in worker threads. :func:`preload` imports it
+in a background thread instead, while an eval waits for its model's answers, so that the chart
+at the end of the run costs only its drawing.
 """
 
 from __future__ import annotations
 
 import io
-from collections.abc import Sequence
+import threading
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
 from upskill_hub.atomic_io import atomic_write_bytes
+
+_preload_lock = threading.Lock()
+_preloader: threading.Thread | None = None
+
+
+def _import_matplotlib() -> None:
+    import matplotlib.backends.backend_agg  # savefig's PNG canvas
+    import matplotlib.figure  # noqa: F401
+
+
+def preload() -> None:
+    """Start importing matplotlib in a daemon thread (once per process); returns at once.
+
+    :func:`render_lift_chart` waits for that import to finish before it draws, so a chart is
+    never drawn while the import is half done.
+    """
+    global _preloader
+    with _preload_lock:
+        if _preloader is None:
+            _preloader = threading.Thread(
+                target=_import_matplotlib, name="preload-matplotlib", daemon=True
+            )
+            _preloader.start()
+
+
+def preload_after_first_call(callback: Callable[..., None] | None) -> Callable[..., None]:
+    """``callback`` (or nothing) that first calls :func:`preload`: given as a run's
+    ``on_sample``, matplotlib loads once the first answer is in, not before the first request."""
+
+    def wrapped(*args: Any) -> None:
+        if _preloader is None:
+            preload()
+        if callback is not None:
+            callback(*args)
+
+    return wrapped
+
+
+def _wait_for_preload() -> None:
+    with _preload_lock:
+        preloader = _preloader
+    if preloader is not None:
+        preloader.join()
+
 
 BASELINE_COLOR = "#9aa5b1"
 SKILL_COLOR = "#ff9d00"
@@ -28,6 +75,7 @@ def _bar(arm: dict[str, Any] | None) -> tuple[float, float, float]:
 
 def render_lift_chart(models: Sequence[dict[str, Any]], *, title: str = "Skill lift") -> bytes:
     """PNG bytes of the chart for summary.json's ``models`` list."""
+    _wait_for_preload()
     import matplotlib
 
     matplotlib.use("Agg", force=True)

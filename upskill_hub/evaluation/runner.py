@@ -188,6 +188,10 @@ async def _run(
     folder.write_info(info)
 
     pending = [k for k in keys if k not in done]
+    if write_chart:  # matplotlib loads in the background while the requests are in flight
+        from upskill_hub.evaluation.chart import preload_after_first_call
+
+        on_sample = preload_after_first_call(on_sample)
     log = SampleLog(folder.samples_file)
     session = Session(config, pool, cases, skill, pending, done, len(keys), log, on_sample, cancel)
     status = "interrupted"
