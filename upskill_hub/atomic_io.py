@@ -43,7 +43,12 @@ def atomic_write_text(path: Path, text: str) -> None:
 
 def append_line(path: Path, line: str) -> None:
     """Append one line and flush it to disk (for JSONL logs that must survive a kill)."""
+    append_lines(path, [line])
+
+
+def append_lines(path: Path, lines: list[str]) -> None:
+    """Append lines in one write and flush them to disk with one fsync."""
     with open(path, "a", encoding="utf-8") as fh:
-        fh.write(line.rstrip("\n") + "\n")
+        fh.write("".join(line.rstrip("\n") + "\n" for line in lines))
         fh.flush()
         os.fsync(fh.fileno())

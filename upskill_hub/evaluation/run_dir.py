@@ -40,7 +40,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from upskill_hub.atomic_io import append_line, atomic_write_text
+from upskill_hub.atomic_io import append_lines, atomic_write_text
 from upskill_hub.errors import UsageError
 from upskill_hub.evaluation.types import Sample
 from upskill_hub.skill.testcases import TestCase, TestSuite, dump_suite, read_suite
@@ -213,7 +213,7 @@ _STOP = object()
 
 
 class SampleLog:
-    """Appends samples to samples.jsonl from a background thread, one fsync'd line each.
+    """Appends samples to samples.jsonl from a background thread, each line fsync'd.
 
     :meth:`append` never blocks the event loop and cannot be interrupted half-way (it only
     queues the line), so a cancelled task never loses a finished sample; :meth:`close` waits
@@ -234,16 +234,27 @@ class SampleLog:
         self._queue.put(json.dumps(sample.to_dict(), ensure_ascii=False))
 
     def _drain(self) -> None:
-        while True:
+        stop = False
+        while not stop:
+            # every line queued by now goes in one write and one fsync (a group commit): a
+            # line is on disk as soon as with one line per fsync, and a slow disk cannot fall
+            # behind the samples and keep the run waiting at its end
+            lines: list[str] = []
             item = self._queue.get()
-            if item is _STOP:
-                return
-            if self._error is not None:
-                continue
-            try:
-                append_line(self.path, str(item))
-            except OSError as exc:
-                self._error = exc
+            while True:
+                if item is _STOP:
+                    stop = True
+                    break
+                lines.append(str(item))
+                try:
+                    item = self._queue.get_nowait()
+                except queue.Empty:
+                    break
+            if lines and self._error is None:
+                try:
+                    append_lines(self.path, lines)
+                except OSError as exc:
+                    self._error = exc
 
     def close(self) -> None:
         if not self._closed:
