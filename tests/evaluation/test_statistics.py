@@ -1,3 +1,5 @@
+import math
+import random
 from typing import Any
 
 import pytest
@@ -91,6 +93,21 @@ def test_bootstrap_within_bounds_and_deterministic(pairs: list[tuple[float, floa
     assert first == paired_bootstrap_interval(pairs, iterations=200, seed=3)
     lo, hi = first
     assert -1.0 - 1e-9 <= lo <= hi <= 1.0 + 1e-9
+
+
+@given(
+    st.lists(st.tuples(st.floats(0, 1), st.floats(0, 1)), min_size=1, max_size=30),
+    st.integers(0, 2**32),
+)
+def test_bootstrap_draws_what_random_choices_draws(
+    pairs: list[tuple[float, float]], seed: int
+) -> None:
+    # the interval is the one resampling with random.choices gives (same seed, same numbers)
+    rng = random.Random(seed)
+    diffs = [b - a for a, b in pairs]
+    means = sorted(sum(rng.choices(diffs, k=len(diffs))) / len(diffs) for _ in range(200))
+    expected = (means[math.floor(0.025 * 199)], means[math.ceil(0.975 * 199)])
+    assert paired_bootstrap_interval(pairs, iterations=200, seed=seed) == expected
 
 
 def test_bootstrap_of_a_constant_difference_is_a_point() -> None:

