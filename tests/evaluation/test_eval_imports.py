@@ -53,11 +53,12 @@ def skill_dir(tmp_path: Path) -> Path:
     return folder
 
 
-def _eval(skill_dir: Path, out: Path, *args: str) -> tuple[set[str], Path]:
-    """Run the eval; the heavy libraries it loaded and its run folder."""
+def _run(
+    skill_dir: Path, out: Path, *args: str, path: str = ""
+) -> subprocess.CompletedProcess[str]:
     env = {k: v for k, v in os.environ.items() if not k.endswith(("_API_KEY", "_BASE_URL"))}
-    env["PYTHONPATH"] = str(REPO)
-    done = subprocess.run(
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [path, str(REPO)]))
+    return subprocess.run(
         [sys.executable, "-c", PROBE, "eval", str(skill_dir), "--output", str(out), *args],
         cwd=REPO,
         env=env,
@@ -65,6 +66,11 @@ def _eval(skill_dir: Path, out: Path, *args: str) -> tuple[set[str], Path]:
         text=True,
         timeout=120,
     )
+
+
+def _eval(skill_dir: Path, out: Path, *args: str) -> tuple[set[str], Path]:
+    """Run the eval; the heavy libraries it loaded and its run folder."""
+    done = _run(skill_dir, out, *args)
     assert done.returncode == 0, done.stderr
     line = next(x for x in done.stderr.splitlines() if x.startswith("loaded="))
     (run_dir,) = out.iterdir()
@@ -92,3 +98,29 @@ def test_an_anthropic_model_loads_anthropic_only(skill_dir: Path, tmp_path: Path
         assert len(srv.requests) == 4
     assert loaded == {"anthropic", "matplotlib"}, loaded
     assert json.loads((run_dir / "summary.json").read_text())["models"][0]["lift"] == 1.0
+
+
+def test_a_broken_matplotlib_costs_the_chart_only(skill_dir: Path, tmp_path: Path) -> None:
+    # matplotlib loads in a background thread during the run: its failure is one warning at
+    # the end, never a traceback, and every other file is written
+    broken = tmp_path / "site" / "matplotlib"
+    broken.mkdir(parents=True)
+    (broken / "__init__.py").write_text("raise ImportError('matplotlib is broken here')\n")
+    out = tmp_path / "runs"
+    with openai_server(RESPONDER) as srv:
+        done = _run(
+            skill_dir,
+            out,
+            *("--model", "fake-model", "--base-url", srv.base_url),
+            path=str(broken.parent),
+        )
+    assert done.returncode == 0, done.stderr
+    assert "warning: lift.png not written: ImportError: matplotlib is broken here" in done.stderr
+    assert "Traceback" not in done.stderr
+    (run_dir,) = out.iterdir()
+    assert sorted(p.name for p in run_dir.iterdir()) == [
+        "run.json",
+        "samples.jsonl",
+        "summary.json",
+        "tests.json",
+    ]

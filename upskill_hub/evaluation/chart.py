@@ -9,6 +9,7 @@ at the end of the run costs only its drawing.
 from __future__ import annotations
 
 import io
+import sys
 import threading
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -18,11 +19,22 @@ from upskill_hub.atomic_io import atomic_write_bytes
 
 _preload_lock = threading.Lock()
 _preloader: threading.Thread | None = None
+#: The GIL switch interval while matplotlib loads (Python's default is 5 ms).
+_SWITCH_INTERVAL = 0.0005
 
 
 def _import_matplotlib() -> None:
-    import matplotlib.backends.backend_agg  # savefig's PNG canvas
-    import matplotlib.figure  # noqa: F401
+    # While this thread imports, it holds the GIL most of the time: a short switch interval
+    # hands it back to the event loop within a millisecond of a reply arriving (not 5 ms).
+    previous = sys.getswitchinterval()
+    sys.setswitchinterval(min(previous, _SWITCH_INTERVAL))
+    try:
+        import matplotlib.backends.backend_agg  # savefig's PNG canvas
+        import matplotlib.figure  # noqa: F401
+    except Exception:  # no traceback from this thread: the chart's own import raises the
+        pass  # same error where the run turns it into a warning
+    finally:
+        sys.setswitchinterval(previous)
 
 
 def preload() -> None:
