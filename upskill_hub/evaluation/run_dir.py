@@ -236,9 +236,9 @@ class SampleLog:
     def _drain(self) -> None:
         stop = False
         while not stop:
-            # every line queued by now goes in one write and one fsync (a group commit): a
-            # line is on disk as soon as with one line per fsync, and a slow disk cannot fall
-            # behind the samples and keep the run waiting at its end
+            # every line queued by now goes in one write and one fsync (a group commit): no
+            # line reaches the disk later than it would one fsync at a time, and a slow disk
+            # cannot fall behind the samples and keep the run waiting at its end
             lines: list[str] = []
             item = self._queue.get()
             while True:
