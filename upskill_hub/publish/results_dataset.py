@@ -144,6 +144,9 @@ def sample_rows(record: RunRecord, redactor: Redactor | None = None) -> list[dic
             "prompt_hash": s.prompt_hash,
             "tool_version": version,
             "finished_at": s.finished_at,
+            "mode": "agent" if record.info.get("mode") == "agent" else "inline",
+            "turns": s.turns,
+            "tool_calls": [t.to_dict() for t in s.tool_calls],
         }
         rows.append(redactor.scrub(row))
     return rows
