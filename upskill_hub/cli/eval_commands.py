@@ -269,6 +269,7 @@ def eval_command(
             concurrency=concurrency,
             output=output,
             output_format=output_format,
+            skill_ref=f"{repo_id}@{revision}" if repo_id and revision else repo_id,
         )
         return
     if split is not None or distractors is not None:

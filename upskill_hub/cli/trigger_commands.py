@@ -1,11 +1,101 @@
-"""``eval SKILL --triggers FILE``: placeholder until trigger evals land."""
+"""``eval SKILL --triggers FILE``: the trigger eval's flags into library calls, results
+printed (the logic is :mod:`upskill_hub.evaluation.triggers`)."""
 
 from __future__ import annotations
 
-from typing import Any
+from pathlib import Path
+from typing import TYPE_CHECKING
 
-from upskill_hub.errors import UsageError
+from upskill_hub.cli.output import OutputFormat, console, err_console, print_json
+from upskill_hub.errors import ProviderError
+
+if TYPE_CHECKING:
+    from upskill_hub.evaluation.agent.settings import AgentSettings
+    from upskill_hub.skill.model import Skill
+
+#: Runs per query when ``--runs`` is not given (the guide asks for 3 or more).
+DEFAULT_TRIGGER_RUNS = 3
 
 
-def run_triggers(*_args: Any, **_kwargs: Any) -> None:
-    raise UsageError("--triggers: trigger evals are not available in this build")
+def run_triggers(
+    skill: Skill,
+    queries_path: Path,
+    agent: AgentSettings | None,
+    *,
+    models: list[str] | None,
+    runs: int | None,
+    distractors: Path | None,
+    split: float | None,
+    seed: int | None,
+    base_url: str | None,
+    api_key: str | None,
+    temperature: float | None,
+    max_tokens: int | None,
+    timeout: float,
+    retries: int,
+    concurrency: int,
+    output: Path,
+    output_format: OutputFormat,
+    skill_ref: str | None = None,
+) -> None:
+    from upskill_hub.evaluation.config import EvalConfig
+    from upskill_hub.evaluation.trigger_queries import (
+        default_distractors,
+        find_queries_file,
+        load_distractors,
+        read_queries,
+        split_queries,
+    )
+    from upskill_hub.evaluation.trigger_report import print_trigger_report
+    from upskill_hub.evaluation.triggers import evaluate_triggers
+    from upskill_hub.evaluation.types import GenerationParams
+
+    path = find_queries_file(queries_path, skill.path)
+    queries = read_queries(path)
+    split_args = None
+    if split is not None:
+        split_args = (split, seed if seed is not None else 0)
+        queries = split_queries(queries, *split_args)
+    others = (
+        load_distractors(distractors, skill.name)
+        if distractors is not None
+        else default_distractors(skill.name)
+    )
+    defaults = GenerationParams()
+    config = EvalConfig(
+        models=list(models or ["local"]),
+        runs=runs if runs is not None else DEFAULT_TRIGGER_RUNS,
+        concurrency=concurrency,
+        params=GenerationParams(
+            temperature=defaults.temperature if temperature is None else temperature,
+            max_tokens=defaults.max_tokens if max_tokens is None else max_tokens,
+            seed=seed,
+            timeout=timeout,
+        ),
+        retries=retries,
+        base_url=base_url,
+        api_key=api_key,
+        agent=agent,
+    )
+    result = evaluate_triggers(
+        skill,
+        queries,
+        others,
+        config,
+        output_root=output,
+        split=split_args,
+        queries_file=str(queries_path),
+        distractors_ref=str(distractors) if distractors is not None else None,
+        skill_ref=skill_ref,
+    )
+    if output_format is OutputFormat.json:
+        print_json(result.summary)
+    else:
+        out = console()
+        print_trigger_report(out, result.summary)
+        out.print(f"run folder: {result.run_dir}")
+    graded = sum(1 for s in result.samples if s.error is None)
+    if result.samples and not graded:
+        first = next(s.error for s in result.samples if s.error)
+        err_console().print(f"[yellow]every run failed[/] ({first})")
+        raise ProviderError(f"no trigger run succeeded: {first}; run folder: {result.run_dir}")
