@@ -247,6 +247,8 @@ def eval_command(
     from upskill_hub.skill.testcases import read_suite
 
     agent = agent_settings(mode, max_turns, token_budget, triggers=triggers is not None)
+    if triggers is not None and update_skill_card:
+        raise UsageError("--update-skill-card does not apply to --triggers (no skill card part)")
     loaded, repo_id, revision = _load(skill, skill_name)
     if triggers is not None:
         from upskill_hub.cli.trigger_commands import run_triggers
@@ -270,6 +272,8 @@ def eval_command(
             output=output,
             output_format=output_format,
             skill_ref=f"{repo_id}@{revision}" if repo_id and revision else repo_id,
+            push_repo=push_repo if push is not None else None,
+            push_private=private,
         )
         return
     if split is not None or distractors is not None:

@@ -37,6 +37,8 @@ def run_triggers(
     output: Path,
     output_format: OutputFormat,
     skill_ref: str | None = None,
+    push_repo: str | None = None,
+    push_private: bool = False,
 ) -> None:
     from upskill_hub.evaluation.config import EvalConfig
     from upskill_hub.evaluation.trigger_queries import (
@@ -88,14 +90,25 @@ def run_triggers(
         distractors_ref=str(distractors) if distractors is not None else None,
         skill_ref=skill_ref,
     )
+    graded = sum(1 for s in result.samples if s.error is None)
+    failed = bool(result.samples) and not graded
+    pushed = None
+    if push_repo is not None and not failed:
+        from upskill_hub.publish.results_dataset import push_results
+
+        pushed = push_results(result.run_dir, push_repo, private=push_private)
     if output_format is OutputFormat.json:
-        print_json(result.summary)
+        data = dict(result.summary)
+        if pushed is not None:
+            data["results"] = pushed.to_dict()
+        print_json(data)
     else:
         out = console()
         print_trigger_report(out, result.summary)
         out.print(f"run folder: {result.run_dir}")
-    graded = sum(1 for s in result.samples if s.error is None)
-    if result.samples and not graded:
+        if pushed is not None:
+            out.print(f"results: {pushed.url} (config triggers, split {pushed.split})")
+    if failed:
         first = next(s.error for s in result.samples if s.error)
         err_console().print(f"[yellow]every run failed[/] ({first})")
         raise ProviderError(f"no trigger run succeeded: {first}; run folder: {result.run_dir}")
