@@ -25,9 +25,10 @@ from upskill_hub.errors import UsageError
 from upskill_hub.evaluation.agent import AgentSettings
 from upskill_hub.evaluation.config import EvalConfig
 from upskill_hub.evaluation.providers.embedded import EmbeddedProvider
-from upskill_hub.evaluation.run_dir import read_samples
+from upskill_hub.evaluation.run_dir import load_run, read_samples
 from upskill_hub.evaluation.runner import evaluate
 from upskill_hub.evaluation.types import GenerationParams
+from upskill_hub.publish.results_dataset import check_rows, sample_rows
 from upskill_hub.skill.model import Skill, load_skill
 from upskill_hub.skill.testcases import TestCase
 
@@ -137,6 +138,17 @@ def test_agent_mode_lift_comes_through_the_tools(api: str, skill: Skill, tmp_pat
     info = json.loads((result.run_dir / "run.json").read_text())
     assert info["mode"] == "agent" and info["agent"] == {"max_turns": 8, "token_budget": 60000}
     assert "--mode agent" in info["reproduce"]
+    # the results dataset's rows carry the mode and the tool calls
+    rows = sample_rows(load_run(result.run_dir))
+    check_rows(rows, "results_sample", result.run_dir)
+    skill_rows = [r for r in rows if r["arm"] == "with_skill"]
+    assert {r["mode"] for r in rows} == {"agent"} and {r["turns"] for r in skill_rows} == {3}
+    assert skill_rows[0]["tool_calls"][1] == {
+        "tool": "Read",
+        "input": "references/answer.md",
+        "ok": True,
+        "error": None,
+    }
 
 
 def test_references_lift_shows_in_agent_mode_not_inline(skill: Skill, tmp_path: Path) -> None:
