@@ -25,6 +25,7 @@ from upskill_hub.errors import UsageError
 from upskill_hub.evaluation.agent import AgentSettings
 from upskill_hub.evaluation.config import EvalConfig
 from upskill_hub.evaluation.providers.embedded import EmbeddedProvider
+from upskill_hub.evaluation.report import notes
 from upskill_hub.evaluation.run_dir import load_run, read_samples
 from upskill_hub.evaluation.runner import evaluate
 from upskill_hub.evaluation.types import GenerationParams
@@ -290,6 +291,19 @@ def test_cli_agent_mode_and_resume(cli_skill: Path, tmp_path: Path) -> None:
         assert data["models"][0]["lift"] == 1.0
         run_dir = Path(data["run_dir"])
         assert json.loads((run_dir / "run.json").read_text())["agent"]["max_turns"] == 4
+        text = run_cli("results", "show", str(run_dir))
+        assert text.returncode == 0
+        summary = json.loads((run_dir / "summary.json").read_text())
+        assert summary["mode"] == "agent"
+        skill_arm = next(a for a in summary["agent"] if a["arm"] == "with_skill")
+        assert skill_arm["loaded_skill"] == 2 and skill_arm["samples"] == 2
+        assert skill_arm["files_read"] == {"references/answer.md": 2}
+        assert skill_arm["mean_turns"] == 3
+        assert any(
+            "with_skill: skill loaded in 2/2 samples, 3 turns on average; files read: "
+            "references/answer.md x2" in line
+            for line in notes(summary)
+        )
         again = run_cli("eval", str(cli_skill), "--resume", str(run_dir), "--mode", "inline")
         assert again.returncode == 2 and "--mode" in again.stderr
 

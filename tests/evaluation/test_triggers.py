@@ -216,3 +216,24 @@ def test_cli_trigger_flag_errors(skill_dir: Path) -> None:
         "eval", str(skill_dir), "--split", "0.6", "-m", "m", "--base-url", "http://127.0.0.1:9"
     )
     assert stray.returncode == 2 and "--split and --distractors apply only" in stray.stderr
+    extra = run_cli(
+        "eval", str(skill_dir), "--triggers", "evals/eval_queries.json", "--no-baseline",
+        "--judge-model", "m",
+    )  # fmt: skip
+    assert extra.returncode == 2
+    assert "--no-baseline, --judge-model do(es) not apply to --triggers" in extra.stderr
+
+
+def test_results_show_prints_a_trigger_run(skill_dir: Path, tmp_path: Path) -> None:
+    with openai_server(Scripted()) as srv:
+        done = run_cli(
+            "eval", str(skill_dir), "--triggers", "evals/eval_queries.json", "-m", "fake-model",
+            "--base-url", srv.base_url, "--runs", "1", "--format", "json",
+            "-o", str(tmp_path / "runs"),
+        )  # fmt: skip
+    run_dir = json.loads(done.stdout)["run_dir"]
+    shown = run_cli("results", "show", run_dir)
+    assert shown.returncode == 0, shown.stderr
+    assert "misfiring queries: q4, q7" in shown.stdout
+    as_json = run_cli("results", "show", run_dir, "--format", "json")
+    assert json.loads(as_json.stdout) == json.loads(done.stdout)

@@ -39,3 +39,10 @@ def agent_settings(
     )
     settings.validate()
     return settings
+
+
+def refuse_with_triggers(flags: dict[str, bool]) -> None:
+    """:class:`UsageError` naming the flags given that a trigger eval has no use for."""
+    used = [flag for flag, on in flags.items() if on]
+    if used:
+        raise UsageError(f"{', '.join(used)} do(es) not apply to --triggers (a trigger eval)")

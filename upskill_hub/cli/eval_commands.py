@@ -247,8 +247,18 @@ def eval_command(
     from upskill_hub.skill.testcases import read_suite
 
     agent = agent_settings(mode, max_turns, token_budget, triggers=triggers is not None)
-    if triggers is not None and update_skill_card:
-        raise UsageError("--update-skill-card does not apply to --triggers (no skill card part)")
+    if triggers is not None:
+        from upskill_hub.cli.agent_options import refuse_with_triggers
+
+        refuse_with_triggers(
+            {
+                "--tests": tests is not None,
+                "--resume": resume is not None,
+                "--no-baseline": no_baseline,
+                "--judge-model": judge_model is not None,
+                "--update-skill-card": update_skill_card,
+            }
+        )
     loaded, repo_id, revision = _load(skill, skill_name)
     if triggers is not None:
         from upskill_hub.cli.trigger_commands import run_triggers

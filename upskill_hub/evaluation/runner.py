@@ -215,6 +215,10 @@ async def _run(
 
     stats = summarize(samples)
     summary = build_summary(info, folder, samples, stats, len(keys), session.cancelled)
+    if config.agent is not None:
+        from upskill_hub.evaluation.agent.usage import agent_usage
+
+        summary["agent"] = agent_usage(samples)
     folder.write_summary(summary)
     from upskill_hub.evaluation.benchmark import write_benchmark
 
