@@ -320,3 +320,13 @@ def test_cli_agent_flag_errors(cli_skill: Path, flags: list[str], message: str) 
     done = run_cli("eval", str(cli_skill), "--base-url", "http://127.0.0.1:9", "-m", "m", *flags)
     assert done.returncode == 2
     assert message in done.stderr and "Traceback" not in done.stderr
+
+
+def test_cli_embedded_model_in_agent_mode_is_one_line(cli_skill: Path, tmp_path: Path) -> None:
+    for extra in (["--mode", "agent"], ["--triggers", str(tmp_path / "q.json")]):
+        (tmp_path / "q.json").write_text('[{"query": "x", "should_trigger": true}]')
+        done = run_cli("eval", str(cli_skill), "-m", "local", "-o", str(tmp_path / "runs"), *extra)
+        assert done.returncode == 2, done.stderr
+        assert done.stderr.startswith("error: --mode agent: local cannot call tools")
+        assert len(done.stderr.strip().splitlines()) == 1
+        assert not (tmp_path / "runs").exists() or not any((tmp_path / "runs").iterdir())
