@@ -97,7 +97,7 @@ class Session:
         if config.agent is not None:  # agent mode: skill loaded through tools
             from upskill_hub.evaluation.agent.arms import AgentArms
 
-            self.agent = AgentArms(config.agent, skill)
+            self.agent = AgentArms.for_config(config, skill)
         for case in cases:
             for arm in config.arms:
                 text = skill.skill_md_text if arm == "with_skill" else None
@@ -175,19 +175,17 @@ class Session:
             elapsed_s=time.monotonic() - self.started,
         )
 
-    def _schedule(self) -> RetrySchedule:
-        return RetrySchedule(
+    async def _call(
+        self, provider: Provider, messages: list[Message], params: GenerationParams
+    ) -> tuple[Completion, int]:
+        """``provider.complete`` with the run's retry schedule (:class:`RetriesExhausted`)."""
+        schedule = RetrySchedule(
             retries=self.config.retries,
             base_s=self.config.backoff_base_s,
             max_s=self.config.backoff_max_s,
             retry_after_max_s=self.config.retry_after_max_s,
         )
-
-    async def _call(
-        self, provider: Provider, messages: list[Message], params: GenerationParams
-    ) -> tuple[Completion, int]:
-        """``provider.complete`` with the run's retry schedule (:class:`RetriesExhausted`)."""
-        return await complete_with_retries(provider, messages, params, self._schedule())
+        return await complete_with_retries(provider, messages, params, schedule)
 
     async def _judge(self, model: str | None, messages: list[Message]) -> str:
         spec = model or self.config.judge_model
@@ -225,12 +223,7 @@ class Session:
         try:
             if self.agent is not None:
                 trace = await self.agent.run(
-                    self.by_id[model_id],
-                    case,
-                    arm,
-                    messages,
-                    run_params(self.config.params, run),
-                    self._schedule(),
+                    self.by_id[model_id], case, arm, messages, run_params(self.config.params, run)
                 )
                 completion, attempts = trace.completion, trace.attempts
             else:

@@ -27,14 +27,14 @@ from typing import TYPE_CHECKING, Any
 from upskill_hub import __version__
 from upskill_hub.atomic_io import append_line, atomic_write_text
 from upskill_hub.errors import UpskillHubError, UsageError
-from upskill_hub.evaluation.agent.arms import check_tool_support
+from upskill_hub.evaluation.agent.arms import check_tool_support, retry_schedule
 from upskill_hub.evaluation.agent.loop import run_agent
 from upskill_hub.evaluation.agent.prompts import agent_system_prompt
 from upskill_hub.evaluation.agent.settings import AgentSettings
 from upskill_hub.evaluation.agent.tools import TOOLS, SkillFolder, Toolbox
 from upskill_hub.evaluation.config import EvalConfig
 from upskill_hub.evaluation.provider_pool import ProviderPool
-from upskill_hub.evaluation.retry import RetriesExhausted, RetrySchedule, call_with_retries
+from upskill_hub.evaluation.retry import RetriesExhausted, call_with_retries
 from upskill_hub.evaluation.run_dir import create_run_dir, utc_now
 from upskill_hub.evaluation.run_info import params_dict, public_url
 from upskill_hub.evaluation.schedule import run_params
@@ -127,12 +127,7 @@ class _TriggerRun:
         self.samples_file = samples_file
         self.redact = Redactor([config.api_key])
         self.done: list[TriggerSample] = []
-        self.schedule = RetrySchedule(
-            retries=config.retries,
-            base_s=config.backoff_base_s,
-            max_s=config.backoff_max_s,
-            retry_after_max_s=config.retry_after_max_s,
-        )
+        self.schedule = retry_schedule(config)
 
     def _hit(self, use: ToolUse) -> bool:
         return use.tool == "Skill" and use.ok and use.input == self.skill.name

@@ -28,9 +28,20 @@ from upskill_hub.evaluation.types import (
 from upskill_hub.skill.testcases import TestCase
 
 if TYPE_CHECKING:
+    from upskill_hub.evaluation.config import EvalConfig
     from upskill_hub.evaluation.providers.base import Provider
 
-__all__ = ["AgentArms", "check_tool_support", "record_trace"]
+__all__ = ["AgentArms", "check_tool_support", "record_trace", "retry_schedule"]
+
+
+def retry_schedule(config: EvalConfig) -> RetrySchedule:
+    """The retry schedule an eval's config asks for."""
+    return RetrySchedule(
+        retries=config.retries,
+        base_s=config.backoff_base_s,
+        max_s=config.backoff_max_s,
+        retry_after_max_s=config.retry_after_max_s,
+    )
 
 
 def check_tool_support(providers: Sequence[Provider]) -> None:
@@ -46,9 +57,17 @@ def check_tool_support(providers: Sequence[Provider]) -> None:
 class AgentArms:
     """Agent mode for one eval: the skill as the model may load it, and per-sample loops."""
 
-    def __init__(self, settings: AgentSettings, skill: object) -> None:
+    def __init__(
+        self, settings: AgentSettings, skill: object, schedule: RetrySchedule = RetrySchedule()
+    ) -> None:
         self.settings = settings
         self.skill = SkillFolder.of(skill)
+        self.schedule = schedule
+
+    @classmethod
+    def for_config(cls, config: EvalConfig, skill: object) -> AgentArms:
+        """Agent mode of an eval (``config.agent`` set), with the eval's retry schedule."""
+        return cls(config.agent or AgentSettings(), skill, retry_schedule(config))
 
     def skills_for(self, arm: Arm) -> list[SkillFolder]:
         return [self.skill] if arm == "with_skill" else []
@@ -63,7 +82,6 @@ class AgentArms:
         arm: Arm,
         messages: list[Message],
         params: GenerationParams,
-        schedule: RetrySchedule,
     ) -> AgentRun:
         """One sample's exchange; :class:`RetriesExhausted` when a turn fails for good."""
         toolbox = Toolbox(self.skills_for(arm), case.files)
@@ -73,7 +91,7 @@ class AgentArms:
                 provider.model_id,
                 lambda: provider.complete_with_tools(messages, exchanges, TOOLS, params),
                 params.timeout,
-                schedule,
+                self.schedule,
             )
 
         return await run_agent(send, toolbox, self.settings)
