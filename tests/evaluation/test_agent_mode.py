@@ -330,3 +330,17 @@ def test_cli_embedded_model_in_agent_mode_is_one_line(cli_skill: Path, tmp_path:
         assert done.stderr.startswith("error: --mode agent: local cannot call tools")
         assert len(done.stderr.strip().splitlines()) == 1
         assert not (tmp_path / "runs").exists() or not any((tmp_path / "runs").iterdir())
+
+
+def test_a_turn_is_retried_and_a_failing_one_is_an_error(skill: Skill, tmp_path: Path) -> None:
+    with openai_server(AGENT) as srv:
+        srv.inject("429", retry_after=0)
+        srv.inject("500")
+        one = config(srv, "fake-model", no_baseline=True, retries=3)
+        (sample,) = evaluate(skill, cases(1), one, output_root=tmp_path / "a").samples
+        assert sample.outcome == "pass" and sample.turns == 3 and sample.attempts == 5
+        for _ in range(3):
+            srv.inject("503")
+        failing = config(srv, "fake-model", no_baseline=True, retries=2)
+        (broken,) = evaluate(skill, cases(1), failing, output_root=tmp_path / "b").samples
+    assert broken.outcome == "error" and "503" in (broken.error or "")
