@@ -9,6 +9,7 @@ from typing import Any
 from datasets import load_dataset
 
 from tests.cli_runner import run_cli
+from tests.publish.run_folders import make_run_folder
 from tests.support.llm_servers import ToolCallReply, last_user_message, openai_server, tool_results
 from upskill_hub.publish.results_dataset import push_results
 
@@ -63,6 +64,10 @@ def test_trigger_run_pushes_its_own_config(tmp_path: Path, unique_repo_id: str) 
     # pushing the same run again replaces its split
     again = push_results(run_dir, unique_repo_id)
     assert again.split == split
+    assert load_dataset(unique_repo_id, "triggers", split=split).num_rows == 4
+    # an eval run pushed to the same dataset keeps the triggers config loadable
+    evals = push_results(make_run_folder(tmp_path / "evals"), unique_repo_id)
+    assert load_dataset(unique_repo_id, "samples", split=evals.split).num_rows == 24
     assert load_dataset(unique_repo_id, "triggers", split=split).num_rows == 4
 
     shown = run_cli(
