@@ -344,3 +344,17 @@ def test_a_turn_is_retried_and_a_failing_one_is_an_error(skill: Skill, tmp_path:
         failing = config(srv, "fake-model", no_baseline=True, retries=2)
         (broken,) = evaluate(skill, cases(1), failing, output_root=tmp_path / "b").samples
     assert broken.outcome == "error" and "503" in (broken.error or "")
+
+
+def test_samples_round_trip_and_old_lines_still_load() -> None:
+    from upskill_hub.evaluation.types import Sample, ToolUse
+
+    old = {"model": "m", "case_id": "c", "run": 1, "arm": "baseline", "outcome": "pass"}
+    sample = Sample.from_dict(old)
+    assert sample.turns is None and sample.tool_calls == [] and sample.stopped is None
+    assert not {"turns", "tool_calls", "stopped"} & set(sample.to_dict())
+    sample.turns, sample.stopped = 2, "max_turns"
+    sample.tool_calls = [ToolUse("Read", "../x", ok=False, error="no")]
+    data = json.loads(json.dumps(sample.to_dict()))
+    assert data["tool_calls"] == [{"tool": "Read", "input": "../x", "ok": False, "error": "no"}]
+    assert Sample.from_dict(data) == sample
