@@ -32,8 +32,8 @@ from upskill_hub.space_support.skills import (
 HERE = Path(__file__).resolve().parent
 INTRO = """# Does this skill help my model?
 Pick an [Agent Skill](https://agentskills.io) and a model: the skill's test cases run **without**
-the skill (baseline) and **with** it in the prompt, and the **lift** is the difference in pass
-rate, with 95% intervals."""
+the skill (baseline) and **with** it (in the prompt, or in agent mode loaded on demand through
+Skill and Read tools), and the **lift** is the difference in pass rate, with 95% intervals."""
 #: The "Push results" answer in local mode when this machine has no Hugging Face token.
 NO_LOCAL_TOKEN = (
     "Sign-in is unavailable locally: set HF_TOKEN or run `hf auth login`, then push again."
@@ -75,12 +75,13 @@ def build_demo(settings: SpaceSettings | None = None, skills_dir: Path | None = 
         api_key: str,
         runs: float,
         temperature: float,
+        mode: str,
         profile: gr.OAuthProfile | None,
         token: gr.OAuthToken | None,
         request: gr.Request,
         progress: gr.Progress = gr.Progress(),
     ) -> Iterator[tuple[Any, ...]]:
-        form = forms.EvalForm(skill, provider, model, base_url, api_key, runs, temperature)
+        form = forms.EvalForm(skill, provider, model, base_url, api_key, runs, temperature, mode)
         client = request.client.host if request.client else None
         visitor = live.visitor_id(
             profile.username if profile else None,
@@ -191,6 +192,13 @@ def build_demo(settings: SpaceSettings | None = None, skills_dir: Path | None = 
                     with gr.Row():
                         runs = gr.Slider(1, settings.max_runs, value=1, step=1, label="Runs")
                         temperature = gr.Slider(0, 2, value=0, step=0.1, label="Temperature")
+                    mode = gr.Radio(
+                        list(forms.MODES),
+                        value=forms.INLINE,
+                        label="Mode",
+                        info="inline: SKILL.md in the prompt. agent: the model sees the skill's "
+                        "name and description and loads it and its files with tools.",
+                    )
                     run_button = gr.Button("Run evaluation", variant="primary")
                 with gr.Column(scale=2, min_width=300):
                     bar = gr.HTML("")
@@ -214,7 +222,7 @@ def build_demo(settings: SpaceSettings | None = None, skills_dir: Path | None = 
             provider.change(on_provider, provider, [model, base_url, api_key], api_name=False)
             run_button.click(
                 run_evaluation,
-                [skill, provider, model, base_url, api_key, runs, temperature],
+                [skill, provider, model, base_url, api_key, runs, temperature, mode],
                 [bar, status, summary, chart, cases, run_state, push_button],
                 api_name="evaluate",
                 concurrency_limit=settings.queue_concurrency,

@@ -199,3 +199,15 @@ def test_wrong_cuda_answers_do_not_compile(case_id: str) -> None:
     answer = (WRONG / f"{case_id}.md").read_text(encoding="utf-8")
     _, results = grade(case, answer)
     assert any(r.type == "compiles" and r.status == "fail" for r in results), describe(results)
+
+
+def test_trigger_queries_are_half_near_misses() -> None:
+    from upskill_hub.evaluation.trigger_queries import read_queries
+
+    queries = read_queries(SKILL_DIR / "evals" / "eval_queries.json")
+    assert len(queries) >= 16
+    negatives = [q for q in queries if not q.should_trigger]
+    assert len(negatives) >= len(queries) // 2
+    assert any("CUDA" in q.query and "kernel-builder" not in q.query for q in negatives)
+    assert any("kernel-builder" in q.query for q in negatives)
+    assert len({q.query for q in queries}) == len(queries)

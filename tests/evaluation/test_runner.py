@@ -150,7 +150,14 @@ def test_run_folder_contents_and_no_secret(
         ]
         result = evaluate(skill, cases() + judged, config, output_root=tmp_path / "runs")
     names = sorted(p.name for p in result.run_dir.iterdir())
-    assert names == ["lift.png", "run.json", "samples.jsonl", "summary.json", "tests.json"]
+    assert names == [
+        "benchmark.json",
+        "lift.png",
+        "run.json",
+        "samples.jsonl",
+        "summary.json",
+        "tests.json",
+    ]
     for path in result.run_dir.iterdir():
         data = path.read_bytes()
         assert SENTINEL.encode() not in data, path.name

@@ -23,9 +23,13 @@ Usage::
 
 The **responder** is ``Callable[[dict], str]``: it gets the decoded request JSON and returns the
 reply text; helpers :func:`system_prompt`, :func:`last_user_message`, :func:`constant`,
-:func:`echo` and :func:`skill_aware` cover the usual scripts. Usage numbers are whitespace token
-counts (input: every message and the system prompt; output: the reply), and a reply longer than
-``max_tokens`` words is cut, with finish reason ``length`` / ``max_tokens``.
+:func:`echo` and :func:`skill_aware` cover the usual scripts. A responder may instead return a
+:class:`ToolCallReply` (:func:`tool_call`): the server answers with OpenAI ``tool_calls`` or
+Anthropic ``tool_use`` blocks, and :func:`tool_results` reads back the results the client sent;
+:func:`skill_agent` scripts an agent that loads a listed skill, reads files, then answers.
+Usage numbers are whitespace token counts (input: every message and the system prompt;
+output: the reply), and a reply longer than ``max_tokens`` words is cut, with finish reason
+``length`` / ``max_tokens``.
 
 Every request to a completion endpoint is recorded in ``srv.requests`` (a snapshot list of
 :class:`RecordedRequest`: path, headers, JSON body, the fault it got), faulted ones included.
@@ -77,7 +81,6 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 from starlette.types import Receive, Scope, Send
 
-Responder = Callable[[dict[str, Any]], str]
 ApiKind = Literal["openai", "anthropic"]
 
 __all__ = [
@@ -85,13 +88,17 @@ __all__ = [
     "Fault",
     "RecordedRequest",
     "Responder",
+    "ToolCallReply",
     "anthropic_server",
     "constant",
     "echo",
     "last_user_message",
     "openai_server",
+    "skill_agent",
     "skill_aware",
     "system_prompt",
+    "tool_call",
+    "tool_results",
 ]
 
 _TRANSPORT_KEY = "fake_llm.transport"
@@ -101,14 +108,87 @@ _HANG_DEFAULT_S = 30.0
 # --------------------------------------------------------------------------- responders
 
 
+@dataclass(frozen=True)
+class ToolCallReply:
+    """A reply that calls tools: ``calls`` are ``(tool name, input object)`` pairs, sent as
+    OpenAI ``tool_calls`` or Anthropic ``tool_use`` blocks (finish reason ``tool_calls`` /
+    ``tool_use``)."""
+
+    calls: tuple[tuple[str, dict[str, Any]], ...]
+    text: str = ""
+
+
+#: A responder gets the decoded request and returns the reply text, or tool calls.
+Responder = Callable[[dict[str, Any]], "str | ToolCallReply"]
+
+
+def tool_call(name: str, /, **arguments: Any) -> ToolCallReply:
+    """A reply calling one tool, e.g. ``tool_call("Read", file_path="references/a.md")``."""
+    return ToolCallReply(((name, arguments),))
+
+
+def _block_text(block: dict[str, Any]) -> str:
+    if block.get("type") == "tool_result":
+        return _text_of(block.get("content", ""))
+    if block.get("type") == "tool_use":
+        return json.dumps(block.get("input", {}))
+    text = block.get("text", "")
+    return text if isinstance(text, str) else ""
+
+
 def _text_of(content: Any) -> str:
-    """Text of a message ``content``: a string or a list of content blocks."""
+    """Text of a message ``content``: a string or a list of content blocks (tool results and
+    tool inputs included)."""
     if isinstance(content, str):
         return content
     if isinstance(content, list):
-        parts = [b.get("text", "") for b in content if isinstance(b, dict)]
-        return "\n".join(p for p in parts if isinstance(p, str))
+        parts = [_block_text(b) for b in content if isinstance(b, dict)]
+        return "\n".join(p for p in parts if p)
     return ""
+
+
+def tool_results(request: dict[str, Any]) -> list[str]:
+    """The texts of every tool result a request carries, in order (OpenAI ``tool`` messages,
+    Anthropic ``tool_result`` blocks)."""
+    found: list[str] = []
+    for msg in request.get("messages", []):
+        if msg.get("role") == "tool":
+            found.append(_text_of(msg.get("content", "")))
+        content = msg.get("content")
+        if msg.get("role") == "user" and isinstance(content, list):
+            found += [
+                _text_of(b.get("content", ""))
+                for b in content
+                if isinstance(b, dict) and b.get("type") == "tool_result"
+            ]
+    return found
+
+
+def skill_agent(
+    skill: str,
+    *,
+    reads: tuple[str, ...] = (),
+    answer: Callable[[list[str]], str],
+) -> Responder:
+    """A scripted agent: when the system prompt's ``<available_skills>`` lists ``skill``, call
+    ``Skill`` for it, then ``Read`` each path of ``reads``, one call per turn; then answer
+    ``answer(texts)``, texts being every tool result so far plus the system prompt. A request
+    without the skill listed (the baseline, or inline mode) is answered at once."""
+
+    def respond(request: dict[str, Any]) -> str | ToolCallReply:
+        listed = f"<name>\n{skill}\n</name>" in system_prompt(request) and bool(
+            request.get("tools")
+        )
+        results = tool_results(request)
+        steps: list[tuple[str, dict[str, Any]]] = []
+        if listed:
+            steps = [("Skill", {"skill": skill})] + [("Read", {"file_path": p}) for p in reads]
+        if len(results) < len(steps):
+            name, args = steps[len(results)]
+            return ToolCallReply(((name, args),))
+        return answer([*results, system_prompt(request)])
+
+    return respond
 
 
 def system_prompt(request: dict[str, Any]) -> str:
@@ -255,6 +335,36 @@ def _openai_reply(request: dict[str, Any], text: str, seq: int) -> dict[str, Any
     }
 
 
+def _openai_tool_reply(request: dict[str, Any], reply: ToolCallReply, seq: int) -> dict[str, Any]:
+    body = _openai_reply(request, reply.text, seq)
+    message = body["choices"][0]["message"]
+    message["content"] = reply.text or None
+    message["tool_calls"] = [
+        {
+            "id": f"call_{seq}_{i}",
+            "type": "function",
+            "function": {"name": name, "arguments": json.dumps(args)},
+        }
+        for i, (name, args) in enumerate(reply.calls)
+    ]
+    body["choices"][0]["finish_reason"] = "tool_calls"
+    return body
+
+
+def _anthropic_tool_reply(
+    request: dict[str, Any], reply: ToolCallReply, seq: int
+) -> dict[str, Any]:
+    body = _anthropic_reply(request, reply.text, seq)
+    blocks: list[dict[str, Any]] = [{"type": "text", "text": reply.text}] if reply.text else []
+    blocks += [
+        {"type": "tool_use", "id": f"toolu_{seq}_{i}", "name": name, "input": args}
+        for i, (name, args) in enumerate(reply.calls)
+    ]
+    body["content"] = blocks
+    body["stop_reason"] = "tool_use"
+    return body
+
+
 def _anthropic_reply(request: dict[str, Any], text: str, seq: int) -> dict[str, Any]:
     words = text.split()
     limit = request.get("max_tokens")
@@ -287,7 +397,9 @@ def _validate(kind: ApiKind, body: Any) -> str | None:
     if body.get("stream"):
         return "stream: not supported by the fake server"
     roles = (
-        {"system", "developer", "user", "assistant"} if kind == "openai" else {"user", "assistant"}
+        {"system", "developer", "user", "assistant", "tool"}
+        if kind == "openai"
+        else {"user", "assistant"}
     )
     for i, msg in enumerate(messages):
         if not isinstance(msg, dict) or msg.get("role") not in roles:
@@ -511,12 +623,17 @@ class FakeLLMServer:
             return self._error(400, problem)
         if self.latency > 0:
             await asyncio.sleep(self.latency)
-        text = self.responder(body)
+        reply = self.responder(body)
         if self.kind == "openai":
-            return JSONResponse(_openai_reply(body, text, seq))
-        return JSONResponse(
-            _anthropic_reply(body, text, seq), headers={"request-id": f"req_fake{seq}"}
+            if isinstance(reply, ToolCallReply):
+                return JSONResponse(_openai_tool_reply(body, reply, seq))
+            return JSONResponse(_openai_reply(body, reply, seq))
+        answer = (
+            _anthropic_tool_reply(body, reply, seq)
+            if isinstance(reply, ToolCallReply)
+            else _anthropic_reply(body, reply, seq)
         )
+        return JSONResponse(answer, headers={"request-id": f"req_fake{seq}"})
 
     async def _apply_fault(self, fault: Fault, request: Request) -> Response | None:
         """Answer a faulted request; None means "then answer normally" (after a hang)."""

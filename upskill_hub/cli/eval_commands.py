@@ -200,6 +200,38 @@ def eval_command(
     create_pr: bool = typer.Option(
         False, "--create-pr", help="With --update-skill-card: open a pull request instead."
     ),
+    mode: str = typer.Option(
+        None,
+        "--mode",
+        help="inline: SKILL.md in the system prompt [default]. agent: the model sees the skill's "
+        "name and description and loads it and its files through Skill and Read tools.",
+    ),
+    max_turns: int = typer.Option(
+        None, "--max-turns", help="Agent mode: model calls per sample at most [8]."
+    ),
+    token_budget: int = typer.Option(
+        None,
+        "--token-budget",
+        help="Agent mode: stop a sample's tool loop after this many tokens, all turns [60000].",
+    ),
+    triggers: Path = typer.Option(
+        None,
+        "--triggers",
+        help="Trigger eval: queries file [{query, should_trigger}] (a path in the skill folder, "
+        "e.g. evals/eval_queries.json, works too). Measures whether the model loads the skill.",
+    ),
+    distractors: Path = typer.Option(
+        None,
+        "--distractors",
+        help="Trigger eval: folder of other skills listed beside this one [skills bundled with "
+        "upskill-hub].",
+    ),
+    split: float = typer.Option(
+        None,
+        "--split",
+        help="Trigger eval: share of queries in the train set (e.g. 0.6); the rest is the "
+        "validation set, fixed by --seed.",
+    ),
 ) -> None:
     """Evaluate a skill: pass rate with it in the prompt minus without, per model, with 95% CIs."""
     from upskill_hub.evaluation.config import check_base_url
@@ -210,10 +242,52 @@ def eval_command(
         raise UsageError(f"--resume {resume}: not a run folder (no run.json)")
     if tests is not None and not tests.is_file():
         raise UsageError(f"--tests {tests}: no such file")
+    from upskill_hub.cli.agent_options import agent_settings
     from upskill_hub.evaluation.resume import RunOverrides, run_settings
     from upskill_hub.skill.testcases import read_suite
 
+    agent = agent_settings(mode, max_turns, token_budget, triggers=triggers is not None)
+    if triggers is not None:
+        from upskill_hub.cli.agent_options import refuse_with_triggers
+
+        refuse_with_triggers(
+            {
+                "--tests": tests is not None,
+                "--resume": resume is not None,
+                "--no-baseline": no_baseline,
+                "--judge-model": judge_model is not None,
+                "--update-skill-card": update_skill_card,
+            }
+        )
     loaded, repo_id, revision = _load(skill, skill_name)
+    if triggers is not None:
+        from upskill_hub.cli.trigger_commands import run_triggers
+
+        run_triggers(
+            loaded,
+            triggers,
+            agent,
+            models=model or None,
+            runs=runs,
+            distractors=distractors,
+            split=split,
+            seed=seed,
+            base_url=base_url,
+            api_key=os.environ.get(API_KEY_ENV) or None,
+            temperature=temperature,
+            max_tokens=max_tokens,
+            timeout=timeout,
+            retries=retries,
+            concurrency=concurrency,
+            output=output,
+            output_format=output_format,
+            skill_ref=f"{repo_id}@{revision}" if repo_id and revision else repo_id,
+            push_repo=push_repo if push is not None else None,
+            push_private=private,
+        )
+        return
+    if split is not None or distractors is not None:
+        raise UsageError("--split and --distractors apply only with --triggers FILE")
     overrides = RunOverrides(
         models=model or None,
         runs=runs,
@@ -227,6 +301,8 @@ def eval_command(
         concurrency=concurrency,
         retries=retries,
         api_key=os.environ.get(API_KEY_ENV) or None,
+        mode=mode,
+        agent=agent,
     )
     config, cases = run_settings(
         loaded.tests,

@@ -66,6 +66,25 @@ def push(
         out.print(f"  skill card updated: commit {pushed.skill_card_commit}")
 
 
+def _show_trigger_run(source: str, output_format: OutputFormat) -> bool:
+    """Print a trigger eval's run folder (its trigger_summary.json); False for anything else."""
+    import json
+
+    from upskill_hub.evaluation.triggers import TRIGGER_SUMMARY_FILE, is_trigger_run
+
+    path = Path(source)
+    if not path.is_dir() or not is_trigger_run(path):
+        return False
+    summary = json.loads((path / TRIGGER_SUMMARY_FILE).read_text(encoding="utf-8"))
+    if output_format is OutputFormat.json:
+        print_json(summary)
+    else:
+        from upskill_hub.evaluation.trigger_report import print_trigger_report
+
+        print_trigger_report(console(), summary)
+    return True
+
+
 @results_app.command("show")
 def show(
     source: str = typer.Argument(..., help="A run folder, or a results dataset NS/NAME[:split]."),
@@ -82,6 +101,8 @@ def show(
     from upskill_hub.errors import UsageError
     from upskill_hub.publish.results_view import load_results
 
+    if _show_trigger_run(source, output_format):
+        return
     results = load_results(source, split)
     if cases and results.case_tables is None:
         raise UsageError(

@@ -9,6 +9,7 @@ from typing import Protocol
 from urllib.parse import urlsplit
 
 from upskill_hub.errors import UsageError
+from upskill_hub.evaluation.agent.settings import AgentSettings
 from upskill_hub.evaluation.types import ARMS, Arm, GenerationParams
 
 __all__ = ["EvalConfig", "SkillLike", "check_base_url"]
@@ -69,6 +70,8 @@ class EvalConfig:
     backoff_base_s: float = 0.5
     backoff_max_s: float = 30.0
     retry_after_max_s: float = 120.0
+    #: ``None``: inline mode (SKILL.md in the system prompt); else agent mode with these limits.
+    agent: AgentSettings | None = None
 
     @property
     def arms(self) -> tuple[Arm, ...]:
@@ -88,6 +91,8 @@ class EvalConfig:
         if self.retries < 0:
             raise UsageError(f"--retries must be 0 or more (got {self.retries})")
         check_base_url(self.base_url)
+        if self.agent is not None:
+            self.agent.validate()
         p = self.params
         if p.max_tokens < 1:
             raise UsageError(f"--max-tokens must be at least 1 (got {p.max_tokens})")

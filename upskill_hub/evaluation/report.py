@@ -132,6 +132,10 @@ def notes(summary: dict[str, Any]) -> list[str]:
     lines: list[str] = []
     for stats in summary.get("models", []):
         lines += model_notes(stats)
+    if summary.get("agent"):
+        from upskill_hub.evaluation.agent.usage import agent_notes
+
+        lines += agent_notes(summary)
     if summary.get("models") and "stats_version" not in summary:
         lines.append(
             "stats_version 1 run: its lift interval counts every run as independent (too narrow "

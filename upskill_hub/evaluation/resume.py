@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from upskill_hub.errors import UsageError
+from upskill_hub.evaluation.agent.settings import AgentSettings
 from upskill_hub.evaluation.config import EvalConfig
 from upskill_hub.evaluation.run_dir import FORMAT_VERSION, RunFolder
 from upskill_hub.evaluation.types import GenerationParams
@@ -34,6 +35,10 @@ class RunOverrides:
     concurrency: int = EvalConfig().concurrency
     retries: int = EvalConfig().retries
     api_key: str | None = None
+    #: ``--mode`` as given (None keeps the resumed run's mode; inline for a new run) and, for
+    #: agent mode, its limits.
+    mode: str | None = None
+    agent: AgentSettings | None = None
 
 
 def run_settings(
@@ -79,6 +84,7 @@ def run_settings(
         judge_model=overrides.judge_model or base.judge_model,
         no_baseline=overrides.no_baseline or base.no_baseline,
         api_key=overrides.api_key,
+        agent=overrides.agent if overrides.mode or overrides.agent else base.agent,
     )
     return config, list(cases)
 
@@ -121,6 +127,9 @@ def check_resume(
                 f"{where}: the run used {name}={stored_params.get(name)!r}, "
                 f"not {getattr(config.params, name)!r}"
             )
+    mode = "inline" if config.agent is None else "agent"
+    if (info.get("mode") or "inline") != mode:
+        raise UsageError(f"{where}: the run used --mode {info.get('mode')}, not --mode {mode}")
     stored_sha = info.get("skill", {}).get("skill_md_sha256")
     if stored_sha and stored_sha != skill_sha:
         raise UsageError(f"{where}: SKILL.md changed since the run started; start a new run")
@@ -148,5 +157,8 @@ def config_from_run(path: Path) -> tuple[EvalConfig, list[TestCase]]:
         base_url=info.get("base_url"),
         no_baseline=list(info.get("arms", [])) == ["with_skill"],
         judge_model=info.get("judge_model"),
+        agent=AgentSettings.from_dict(info.get("agent") or {})
+        if info.get("mode") == "agent"
+        else None,
     )
     return config, folder.read_tests()

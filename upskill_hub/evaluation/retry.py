@@ -11,6 +11,7 @@ timeout plus 2 s.
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -21,7 +22,7 @@ if TYPE_CHECKING:
     from upskill_hub.evaluation.providers.base import Provider
     from upskill_hub.evaluation.types import Completion, GenerationParams, Message
 
-__all__ = ["RetriesExhausted", "RetrySchedule", "complete_with_retries"]
+__all__ = ["RetriesExhausted", "RetrySchedule", "call_with_retries", "complete_with_retries"]
 
 
 @dataclass(frozen=True)
@@ -50,16 +51,29 @@ async def complete_with_retries(
     schedule: RetrySchedule = RetrySchedule(),
 ) -> tuple[Completion, int]:
     """``provider.complete`` with retries: (the completion, attempts it took)."""
-    backstop = params.timeout * 1.25 + 2.0
+    return await call_with_retries(
+        provider.model_id, lambda: provider.complete(messages, params), params.timeout, schedule
+    )
+
+
+async def call_with_retries(
+    model_id: str,
+    call: Callable[[], Awaitable[Completion]],
+    timeout: float,
+    schedule: RetrySchedule = RetrySchedule(),
+) -> tuple[Completion, int]:
+    """Any model call (``call`` makes a fresh request each time) with retries: (the completion,
+    attempts it took). Agent mode's tool calls use this too."""
+    backstop = timeout * 1.25 + 2.0
     attempt = 0
     while True:
         attempt += 1
         try:
             try:
-                completion = await asyncio.wait_for(provider.complete(messages, params), backstop)
+                completion = await asyncio.wait_for(call(), backstop)
             except TimeoutError:
                 raise ProviderError(
-                    f"{provider.model_id}: no response within {backstop:g}s (timeout)",
+                    f"{model_id}: no response within {backstop:g}s (timeout)",
                     retryable=True,
                 ) from None
             return completion, attempt

@@ -21,6 +21,8 @@ Layout (``FORMAT_VERSION`` 1)::
                       "expected_samples", "errors", "skipped_assertions", "generated_at",
                       "models": [ModelStats.to_dict(), ...]}.
       lift.png        baseline vs with-skill pass rate per model with 95% CI error bars.
+      benchmark.json  the run in the agentskills.io guide's format
+                      (:mod:`upskill_hub.evaluation.benchmark`).
 
 All times are UTC ISO 8601 (``2026-11-22T01:30:45Z``). Every file but samples.jsonl is written
 atomically (temp file + rename); samples.jsonl is append-only between resume compactions, which

@@ -75,6 +75,9 @@ def reproduce_command(
         argv += ["--judge-model", config.judge_model]
     if config.no_baseline:
         argv.append("--no-baseline")
+    if config.agent is not None:
+        argv += ["--mode", "agent", "--max-turns", str(config.agent.max_turns)]
+        argv += ["--token-budget", str(config.agent.token_budget)]
     if resume_dir is not None:
         argv += ["--resume", str(resume_dir)]
     return shlex.join(argv)
@@ -143,6 +146,8 @@ def new_run_info(
         "concurrency": config.concurrency,
         "base_url": public_url(config.base_url),
         "judge_model": config.judge_model,
+        "mode": "inline" if config.agent is None else "agent",
+        **({} if config.agent is None else {"agent": config.agent.to_dict()}),
         "started_at": utc_now(),
         "finished_at": None,
         "status": "running",
@@ -173,6 +178,7 @@ def build_summary(
         "run_id": info["run_id"],
         "skill": info["skill"]["name"],
         "revision": info["skill"].get("revision"),
+        "mode": info.get("mode", "inline"),
         "run_dir": str(folder.path),
         "complete": done == expected,
         "cancelled": cancelled,

@@ -110,6 +110,10 @@ async def run_eval(
         raise UsageError("give either a run folder to resume or a new run folder, not both")
     pool = ProviderPool.for_config(config, providers)
     try:
+        if config.agent is not None:
+            from upskill_hub.evaluation.agent.arms import check_tool_support
+
+            check_tool_support(pool.all())
         return await _run(
             skill,
             case_list,
@@ -215,7 +219,14 @@ async def _run(
 
     stats = summarize(samples)
     summary = build_summary(info, folder, samples, stats, len(keys), session.cancelled)
+    if config.agent is not None:
+        from upskill_hub.evaluation.agent.usage import agent_usage
+
+        summary["agent"] = agent_usage(samples)
     folder.write_summary(summary)
+    from upskill_hub.evaluation.benchmark import write_benchmark
+
+    write_benchmark(folder.path, info, samples)
     result = EvalResult(
         run_dir=folder.path,
         samples=samples,

@@ -93,10 +93,19 @@ class Session:
         for sample in done.values():
             self.counts[sample.outcome] += 1
         self.messages: dict[tuple[str, Arm], tuple[list[Message], str]] = {}
+        self.agent = None
+        if config.agent is not None:  # agent mode: skill loaded through tools
+            from upskill_hub.evaluation.agent.arms import AgentArms
+
+            self.agent = AgentArms.for_config(config, skill)
         for case in cases:
             for arm in config.arms:
                 text = skill.skill_md_text if arm == "with_skill" else None
-                msgs = build_messages(case, text, skill_name=skill.name)
+                msgs = (
+                    self.agent.messages(case, arm)
+                    if self.agent is not None
+                    else build_messages(case, text, skill_name=skill.name)
+                )
                 self.messages[(case.id, arm)] = (msgs, prompt_hash(msgs))
         needs_judge = config.judge_model is not None or any(
             a.get("type") == "judge" and a.get("model") for c in cases for a in c.assertions
@@ -210,10 +219,17 @@ class Session:
         arm: Arm = "with_skill" if arm_name == "with_skill" else "baseline"
         case = self.cases[case_id]
         messages, digest = self.messages[(case_id, arm)]
+        trace = None
         try:
-            completion, attempts = await self._call(
-                self.by_id[model_id], messages, run_params(self.config.params, run)
-            )
+            if self.agent is not None:
+                trace = await self.agent.run(
+                    self.by_id[model_id], case, arm, messages, run_params(self.config.params, run)
+                )
+                completion, attempts = trace.completion, trace.attempts
+            else:
+                completion, attempts = await self._call(
+                    self.by_id[model_id], messages, run_params(self.config.params, run)
+                )
         except RetriesExhausted as failed:
             return Sample(
                 model=model_id,
@@ -235,7 +251,7 @@ class Session:
         reply, stored = capped_reply(completion.text)
         results = await check_all(case.assertions, reply, ctx)
         results = [AssertionResult(r.type, r.status, self.redact(r.reason)) for r in results]
-        return Sample(
+        sample = Sample(
             model=model_id,
             case_id=case_id,
             run=run,
@@ -250,3 +266,8 @@ class Session:
             attempts=attempts,
             finished_at=utc_now(),
         )
+        if trace is not None:
+            from upskill_hub.evaluation.agent.arms import record_trace
+
+            record_trace(sample, trace, self.redact)
+        return sample

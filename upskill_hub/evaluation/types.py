@@ -47,6 +47,69 @@ class Completion:
     latency_s: float
     model: str = ""
     finish_reason: str | None = None
+    #: Tools the model asked to call (only from :meth:`Provider.complete_with_tools`).
+    tool_calls: tuple[ToolCall, ...] = ()
+
+
+@dataclass(frozen=True)
+class ToolSpec:
+    """A tool offered to the model: its name, what it does, and its input's JSON schema."""
+
+    name: str
+    description: str
+    input_schema: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class ToolCall:
+    """One tool call the model made: the API's call id, the tool, its decoded input (``None``
+    when the model sent input that is not a JSON object)."""
+
+    id: str
+    name: str
+    arguments: dict[str, Any] | None
+
+
+@dataclass(frozen=True)
+class ToolResult:
+    """What a tool returned to the model for one call."""
+
+    call_id: str
+    content: str
+    is_error: bool = False
+
+
+@dataclass(frozen=True)
+class ToolExchange:
+    """One assistant turn that called tools (its text and calls) and the results sent back."""
+
+    text: str
+    calls: tuple[ToolCall, ...]
+    results: tuple[ToolResult, ...]
+
+
+@dataclass(frozen=True)
+class ToolUse:
+    """What a sample records of one tool call: the tool, its main input (a skill name or a
+    path), and whether it succeeded (``error`` says why not)."""
+
+    tool: str
+    input: str
+    ok: bool = True
+    error: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> ToolUse:
+        error = data.get("error")
+        return cls(
+            tool=str(data.get("tool", "")),
+            input=str(data.get("input", "")),
+            ok=bool(data.get("ok", True)),
+            error=None if error is None else str(error),
+        )
 
 
 @dataclass(frozen=True)
@@ -89,6 +152,12 @@ class Sample:
     latency_s: float = 0.0
     attempts: int = 1
     finished_at: str = ""
+    #: Agent mode only (``turns`` is None for inline samples, and these three are then left out
+    #: of ``to_dict``): the tool calls in order, model turns, and why the loop was cut short
+    #: (``max_turns`` / ``token_budget``), tokens above being those of the whole exchange.
+    tool_calls: list[ToolUse] = field(default_factory=list)
+    turns: int | None = None
+    stopped: str | None = None
 
     @property
     def key(self) -> tuple[str, str, int, str]:
@@ -97,6 +166,11 @@ class Sample:
     def to_dict(self) -> dict[str, Any]:
         data = asdict(self)
         data["assertions"] = [a.to_dict() for a in self.assertions]
+        if self.turns is None:
+            for name in ("tool_calls", "turns", "stopped"):
+                del data[name]
+        else:
+            data["tool_calls"] = [t.to_dict() for t in self.tool_calls]
         return data
 
     @classmethod
@@ -116,4 +190,7 @@ class Sample:
             latency_s=float(data.get("latency_s", 0.0)),
             attempts=int(data.get("attempts", 1)),
             finished_at=str(data.get("finished_at", "")),
+            tool_calls=[ToolUse.from_dict(t) for t in data.get("tool_calls") or []],
+            turns=None if data.get("turns") is None else int(data["turns"]),
+            stopped=data.get("stopped"),
         )

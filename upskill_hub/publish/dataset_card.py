@@ -256,6 +256,9 @@ def _header(repo_id: str, skill_name: str, latest: str, count: int) -> str:
             "- `summary`: one row per model and arm: pass rate with its 95% interval, lift "
             "with its interval, tokens and verdict.",
             "",
+            "Trigger evals (`eval --triggers`), when pushed here, are splits of a third config, "
+            "`triggers`: one row per model and query with its trigger rate and interval.",
+            "",
             "```python",
             "from datasets import load_dataset",
             "",

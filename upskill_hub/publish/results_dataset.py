@@ -144,6 +144,9 @@ def sample_rows(record: RunRecord, redactor: Redactor | None = None) -> list[dic
             "prompt_hash": s.prompt_hash,
             "tool_version": version,
             "finished_at": s.finished_at,
+            "mode": "agent" if record.info.get("mode") == "agent" else "inline",
+            "turns": s.turns,
+            "tool_calls": [t.to_dict() for t in s.tool_calls],
         }
         rows.append(redactor.scrub(row))
     return rows
@@ -253,9 +256,22 @@ def _push_split(
     token: str | None,
 ) -> str:
     """Push one config's split with ``datasets``; ``token`` None lets it read HF_TOKEN/login."""
+    return push_config_rows(hub, repo_id, config, config_schema(config), rows, split, token)
+
+
+def push_config_rows(
+    hub: Hub,
+    repo_id: str,
+    config: str,
+    schema: str,
+    rows: list[dict[str, Any]],
+    split: str,
+    token: str | None,
+) -> str:
+    """Push ``rows`` (fitting ``schema``) as the split ``split`` of the config ``config``."""
     from datasets import Dataset
 
-    dataset = Dataset.from_list(rows, features=dataset_features(config_schema(config)))
+    dataset = Dataset.from_list(rows, features=dataset_features(schema))
     try:
         info = hub.call(
             lambda: dataset.push_to_hub(
@@ -355,9 +371,20 @@ def push_results(
     visitor's OAuth token) is used for every Hub call instead of HF_TOKEN / the saved login;
     it is passed to huggingface_hub and ``datasets`` only, and redacted like any secret.
     """
+    from upskill_hub.evaluation.triggers import is_trigger_run
     from upskill_hub.publish.skill_card import results_markdown, skill_card_repo, update_results
     from upskill_hub.registry.hub import Hub
 
+    if is_trigger_run(run_dir):  # a trigger eval: its own config
+        from upskill_hub.publish.trigger_results import push_trigger_results
+
+        if update_skill_card or skill_repo or create_pr:
+            raise UsageError(f"{run_dir}: a trigger eval updates no skill card; push it alone")
+        with quiet_datasets():
+            pushed: PushedResults = push_trigger_results(
+                run_dir, repo_id, private=private, token=token
+            )
+        return pushed
     repo_id = dataset_repo_id(repo_id)
     record = read_run(run_dir)
     target = None

@@ -156,6 +156,10 @@ def load_skill(path: Path, *, with_tests: bool = True) -> Skill:
     meta = root / META_FILENAME
     if with_tests and meta.is_file():
         suite = read_skill_meta(meta)
+    if with_tests and suite is None and (root / "evals" / "evals.json").is_file():
+        from upskill_hub.skill.evals_json import read_evals_json
+
+        suite = read_evals_json(root / "evals" / "evals.json", root)
     return Skill(
         path=root,
         frontmatter=parsed.frontmatter,

@@ -20,10 +20,11 @@ def skill_entries(skills: list[Skill]) -> list[dict[str, str]]:
     ]
 
 
-def to_prompt(skills: list[Skill]) -> str:
-    """Same shape as the reference validator's ``to-prompt``: name, description, location."""
+def render_entries(entries: list[dict[str, str]]) -> str:
+    """The block for entries of ``name``, ``description`` and ``location`` (name and
+    description HTML-escaped, as the reference validator does)."""
     lines = ["<available_skills>"]
-    for entry in skill_entries(skills):
+    for entry in entries:
         lines += [
             "<skill>",
             "<name>",
@@ -39,3 +40,8 @@ def to_prompt(skills: list[Skill]) -> str:
         ]
     lines.append("</available_skills>")
     return "\n".join(lines)
+
+
+def to_prompt(skills: list[Skill]) -> str:
+    """Same shape as the reference validator's ``to-prompt``: name, description, location."""
+    return render_entries(skill_entries(skills))

@@ -208,8 +208,14 @@ def read_skill_meta(path: Path) -> TestSuite | None:
 
 
 def read_suite(path: Path) -> TestSuite:
-    """Read a test file (``skill_meta.json`` or ``--tests FILE``)."""
-    return suite_from_obj(_read_json(path), str(path))
+    """Read a test file (``skill_meta.json`` or ``--tests FILE``; the spec's ``evals.json``
+    too, see :mod:`upskill_hub.skill.evals_json`)."""
+    data = _read_json(path)
+    from upskill_hub.skill.evals_json import evals_root, is_evals_json, suite_from_evals
+
+    if is_evals_json(data):
+        return suite_from_evals(data, str(path), evals_root(path))
+    return suite_from_obj(data, str(path))
 
 
 def _read_json(path: Path) -> Any:

@@ -19,6 +19,7 @@ import math
 from dataclasses import dataclass, field
 
 from upskill_hub.errors import UsageError
+from upskill_hub.evaluation.agent.settings import AgentSettings
 from upskill_hub.evaluation.config import EvalConfig, default_max_tokens
 from upskill_hub.evaluation.providers.resolve import parse_model
 from upskill_hub.evaluation.types import GenerationParams
@@ -30,6 +31,9 @@ OPENAI = "OpenAI-compatible"
 ANTHROPIC = "Anthropic"
 EMBEDDED = "Embedded model"
 ALL_PROVIDERS = (HF, OPENAI, ANTHROPIC, EMBEDDED)
+#: The "Mode" radio: SKILL.md in the prompt, or loaded through Skill and Read tools.
+INLINE, AGENT = "inline", "agent"
+MODES = (INLINE, AGENT)
 
 #: The model each provider starts with in the form.
 DEFAULT_MODELS = {
@@ -65,6 +69,7 @@ class EvalForm:
     api_key: str = field(default="", repr=False)
     runs: float = 1
     temperature: float = 0.0
+    mode: str = INLINE
 
 
 @dataclass(frozen=True)
@@ -145,6 +150,13 @@ def plan_eval(
     if provider == OPENAI and (form.base_url or "").strip():
         base_url = ssrf_guarded_url(form.base_url, hosted=settings.hosted, resolver=resolver)
     spec = _model_spec(provider, (form.model or "").strip(), base_url)
+    mode = (form.mode or INLINE).strip().lower()
+    if mode not in MODES:
+        raise UsageError(f"Mode {form.mode!r} is not one of {', '.join(MODES)}")
+    if mode == AGENT and provider == EMBEDDED:
+        raise UsageError(
+            "Mode agent needs a model that can call tools; the embedded model runs inline only"
+        )
     if provider == HF and api_key is None and settings.hosted:
         api_key = oauth_token or None
     if settings.hosted and api_key is None and not (provider == OPENAI and base_url):
@@ -167,6 +179,7 @@ def plan_eval(
         retries=settings.retries,
         base_url=base_url,
         api_key=api_key,
+        agent=AgentSettings() if mode == AGENT else None,
     )
     config.validate()
     secrets = tuple(s for s in (api_key, oauth_token) if s)

@@ -153,6 +153,8 @@ def _arm_html(sample: Sample | None, redact: Callable[[str], str]) -> str:
             "overflow:auto;font-size:12px;margin:.4em 0;padding:.5em;border-radius:6px;"
             f'border:1px solid rgba(128,128,128,.35)">{out}</pre>'
         )
+    if sample.turns is not None:  # agent mode: what the model loaded and read, in order
+        parts.append(tool_calls_html(sample, redact))
     checks = []
     for a in sample.assertions:
         if a.status == "pass":
@@ -170,6 +172,30 @@ def _arm_html(sample: Sample | None, redact: Callable[[str], str]) -> str:
             + "</ul>"
         )
     return "".join(parts)
+
+
+def tool_calls_html(sample: Sample, redact: Callable[[str], str]) -> str:
+    """Agent mode: the skill loaded and the files read, in order (refused calls crossed)."""
+    items = []
+    for use in sample.tool_calls:
+        sign = _mark(TICK, _GREEN) if use.ok else _mark(CROSS, _RED)
+        what = "loaded skill" if use.tool == "Skill" else "read" if use.tool == "Read" else "called"
+        name = html.escape(_clip(redact(use.input), 120)) or html.escape(use.tool)
+        why = f" ({html.escape(_clip(redact(use.error), 160))})" if use.error else ""
+        items.append(f"<li>{sign} {what} <code>{name}</code>{why}</li>")
+    loaded = any(u.tool == "Skill" and u.ok for u in sample.tool_calls)
+    head = (
+        f'<div style="font-size:13px">{sample.turns} turn(s) · '
+        f"{'skill loaded' if loaded else 'skill not loaded'}"
+        + (f" · stopped: {html.escape(sample.stopped)}" if sample.stopped else "")
+        + "</div>"
+    )
+    if not items:
+        return head
+    return (
+        head + '<ul class="upskill-tools" style="list-style:none;padding-left:0;margin:.2em 0;'
+        'font-size:13px">' + "".join(items) + "</ul>"
+    )
 
 
 def cases_html(

@@ -5,7 +5,14 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
 
-from upskill_hub.evaluation.types import Completion, GenerationParams, Message
+from upskill_hub.errors import ProviderError
+from upskill_hub.evaluation.types import (
+    Completion,
+    GenerationParams,
+    Message,
+    ToolExchange,
+    ToolSpec,
+)
 
 
 class Provider(ABC):
@@ -22,6 +29,21 @@ class Provider(ABC):
     @abstractmethod
     async def complete(self, messages: Sequence[Message], params: GenerationParams) -> Completion:
         """Send ``messages`` and return the reply text, the API's token usage and the latency."""
+
+    #: Whether :meth:`complete_with_tools` works (``eval --mode agent`` needs it).
+    supports_tools: bool = False
+
+    async def complete_with_tools(
+        self,
+        messages: Sequence[Message],
+        exchanges: Sequence[ToolExchange],
+        tools: Sequence[ToolSpec],
+        params: GenerationParams,
+    ) -> Completion:
+        """Like :meth:`complete`, offering ``tools``: ``messages`` (system, user) then each
+        earlier tool-calling turn and its results; the reply's ``tool_calls`` are the calls the
+        model makes now (empty for a final answer)."""
+        raise ProviderError(f"{self.model_id}: this model cannot call tools; use --mode inline")
 
     @property
     def unsupported_params(self) -> frozenset[str]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import Sequence
 from types import ModuleType
@@ -9,7 +10,15 @@ from typing import Any
 
 from upskill_hub.evaluation.providers import http_errors
 from upskill_hub.evaluation.providers.sdk_provider import SdkProvider
-from upskill_hub.evaluation.types import Completion, GenerationParams, Message, Usage
+from upskill_hub.evaluation.types import (
+    Completion,
+    GenerationParams,
+    Message,
+    ToolCall,
+    ToolExchange,
+    ToolSpec,
+    Usage,
+)
 
 
 class OpenAICompatProvider(SdkProvider):
@@ -70,4 +79,95 @@ class OpenAICompatProvider(SdkProvider):
             latency_s=latency,
             model=str(getattr(response, "model", "") or self.model),
             finish_reason=choices[0].finish_reason,
+        )
+
+    supports_tools = True
+
+    async def complete_with_tools(
+        self,
+        messages: Sequence[Message],
+        exchanges: Sequence[ToolExchange],
+        tools: Sequence[ToolSpec],
+        params: GenerationParams,
+    ) -> Completion:
+        """Chat completions with ``tools`` (function tools); earlier turns go back as assistant
+        ``tool_calls`` messages followed by one ``tool`` message per result."""
+        client = self._client_for_loop()
+        chat: list[dict[str, Any]] = [{"role": m.role, "content": m.content} for m in messages]
+        for turn in exchanges:
+            chat.append(
+                {
+                    "role": "assistant",
+                    "content": turn.text or None,
+                    "tool_calls": [
+                        {
+                            "id": c.id,
+                            "type": "function",
+                            "function": {"name": c.name, "arguments": json.dumps(c.arguments)},
+                        }
+                        for c in turn.calls
+                    ],
+                }
+            )
+            chat += [
+                {"role": "tool", "tool_call_id": r.call_id, "content": r.content}
+                for r in turn.results
+            ]
+        request: dict[str, Any] = {
+            "model": self.model,
+            "messages": chat,
+            "tools": [
+                {
+                    "type": "function",
+                    "function": {
+                        "name": t.name,
+                        "description": t.description,
+                        "parameters": t.input_schema,
+                    },
+                }
+                for t in tools
+            ],
+            "temperature": params.temperature,
+            self._max_tokens_field: params.max_tokens,
+            "timeout": params.timeout,
+        }
+        if params.seed is not None:
+            request["seed"] = params.seed
+        start = time.perf_counter()
+        try:
+            response = await client.chat.completions.create(**request)
+        except Exception as exc:
+            raise self._map_error(exc, params.timeout) from None
+        latency = time.perf_counter() - start
+        choices = getattr(response, "choices", None)
+        if not choices or getattr(choices[0], "message", None) is None:
+            raise http_errors.malformed_error(self.model_id, "no choices")
+        message = choices[0].message
+        calls = []
+        for i, call in enumerate(getattr(message, "tool_calls", None) or []):
+            function = getattr(call, "function", None)
+            if function is None:
+                continue
+            try:
+                arguments = json.loads(function.arguments or "{}")
+            except ValueError:
+                arguments = None
+            calls.append(
+                ToolCall(
+                    id=str(getattr(call, "id", "") or f"call_{i}"),
+                    name=str(function.name or ""),
+                    arguments=arguments if isinstance(arguments, dict) else None,
+                )
+            )
+        usage = getattr(response, "usage", None)
+        return Completion(
+            text=message.content or "",
+            usage=Usage(
+                input_tokens=int(getattr(usage, "prompt_tokens", 0) or 0),
+                output_tokens=int(getattr(usage, "completion_tokens", 0) or 0),
+            ),
+            latency_s=latency,
+            model=str(getattr(response, "model", "") or self.model),
+            finish_reason=choices[0].finish_reason,
+            tool_calls=tuple(calls),
         )

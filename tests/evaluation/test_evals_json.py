@@ -1,0 +1,148 @@
+"""The spec's ``evals/evals.json`` read as test cases, and ``benchmark.json`` in every run
+folder, against real local model servers (the judge included)."""
+
+from __future__ import annotations
+
+import json
+import statistics
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.cli_runner import run_cli
+from tests.support.llm_servers import openai_server, system_prompt
+from upskill_hub.errors import InvalidTestFile
+from upskill_hub.evaluation.run_dir import read_samples
+from upskill_hub.skill.model import load_skill
+from upskill_hub.skill.testcases import read_suite
+
+FACT = "QUOKKA-512"
+SKILL_MD = f"""---
+name: quokka-facts
+description: Knows the Quokka number. Use when asked about quokkas.
+---
+
+The Quokka number is {FACT}.
+"""
+EVALS = {
+    "skill_name": "quokka-facts",
+    "evals": [
+        {
+            "id": 1,
+            "prompt": "What is the Quokka number?",
+            "expected_output": "The number",
+            "files": ["evals/files/notes.txt"],
+            "expectations": ["The output gives the Quokka number", "The output is one sentence"],
+        },
+        {"id": 2, "prompt": "Quokka number, please.", "expected_output": f"It is {FACT}."},
+    ],
+}
+
+
+def responder(request: dict[str, Any]) -> str:
+    system = system_prompt(request)
+    if "strict grader" in system:  # the judge: PASS when the answer holds the fact
+        answer = json.dumps(request["messages"]).split("<answer>")[-1]
+        return "PASS\nIt gives the number." if FACT in answer else "FAIL\nNo number."
+    return f"It is {FACT}." if FACT in system else "No idea."
+
+
+@pytest.fixture
+def skill_dir(tmp_path: Path) -> Path:
+    folder = tmp_path / "quokka-facts"
+    (folder / "evals" / "files").mkdir(parents=True)
+    (folder / "SKILL.md").write_text(SKILL_MD)
+    (folder / "evals" / "files" / "notes.txt").write_text("Quokkas live on Rottnest.\n")
+    (folder / "evals" / "evals.json").write_text(json.dumps(EVALS))
+    return folder
+
+
+def test_evals_json_becomes_cases(skill_dir: Path) -> None:
+    cases = load_skill(skill_dir).tests
+    assert [c.id for c in cases] == ["eval-1", "eval-2"]
+    first, second = cases
+    assert first.input == "What is the Quokka number?"
+    assert first.files == {"evals/files/notes.txt": "Quokkas live on Rottnest.\n"}
+    assert first.assertions == (
+        {"type": "judge", "rubric": "The output gives the Quokka number"},
+        {"type": "judge", "rubric": "The output is one sentence"},
+    )
+    # without expectations, the expected output is the rubric
+    assert second.assertions == (
+        {"type": "judge", "rubric": f"The answer gives this expected result: It is {FACT}."},
+    )
+    assert read_suite(skill_dir / "evals" / "evals.json").cases == cases
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        ({"files": ["../outside.txt"]}, "evals[0].files[0]"),
+        ({"files": ["/etc/passwd"]}, "evals[0].files[0]"),
+        ({"files": ["evals/files/missing.txt"]}, "not found"),
+        ({"prompt": ""}, "evals[0].prompt"),
+        ({"expectations": "one"}, "evals[0].expectations"),
+    ],
+)
+def test_bad_evals_json_names_the_field(
+    skill_dir: Path, change: dict[str, Any], message: str
+) -> None:
+    bad = json.loads(json.dumps(EVALS))
+    bad["evals"][0].update(change)
+    (skill_dir / "evals" / "evals.json").write_text(json.dumps(bad))
+    with pytest.raises(InvalidTestFile, match=message.replace("[", r"\[").replace("]", r"\]")):
+        load_skill(skill_dir)
+
+
+def test_eval_with_judge_writes_benchmark_json(skill_dir: Path, tmp_path: Path) -> None:
+    with openai_server(responder) as srv:
+        done = run_cli(
+            "eval", str(skill_dir), "-m", "fake-model", "--base-url", srv.base_url,
+            "--judge-model", "fake-model", "--runs", "2", "--format", "json",
+            "-o", str(tmp_path / "runs"),
+        )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    run_dir = Path(json.loads(done.stdout)["run_dir"])
+    samples = read_samples(run_dir / "samples.jsonl")
+    assert {s.outcome for s in samples if s.arm == "with_skill"} == {"pass"}
+    assert {s.outcome for s in samples if s.arm == "baseline"} == {"fail"}
+    # the run's tests.json reads back as the same cases
+    assert read_suite(run_dir / "tests.json").cases == load_skill(skill_dir).tests
+
+    bench = json.loads((run_dir / "benchmark.json").read_text())
+    summary = bench["run_summary"]
+    perfect = {"mean": 1.0, "stddev": 0.0, "min": 1.0, "max": 1.0}
+    assert summary["with_skill"]["pass_rate"] == perfect
+    assert summary["without_skill"]["pass_rate"]["mean"] == 0.0
+    tokens = [s.input_tokens + s.output_tokens for s in samples if s.arm == "with_skill"]
+    assert summary["with_skill"]["tokens"]["mean"] == round(statistics.fmean(tokens), 6)
+    assert summary["with_skill"]["tokens"]["stddev"] == round(statistics.stdev(tokens), 6)
+    base_tokens = [s.input_tokens + s.output_tokens for s in samples if s.arm == "baseline"]
+    delta = statistics.fmean(tokens) - statistics.fmean(base_tokens)
+    assert summary["delta"]["pass_rate"] == "+1.00"
+    assert summary["delta"]["tokens"] == f"{delta:+.0f}"
+    assert bench["metadata"]["skill_name"] == "quokka-facts"
+    assert bench["metadata"]["evals_run"] == ["eval-1", "eval-2"]
+    assert bench["metadata"]["runs_per_configuration"] == 2
+    assert len(bench["runs"]) == 8
+    first = next(r for r in bench["runs"] if r["eval_id"] == "eval-1")
+    assert first["result"]["total"] == 2 and first["configuration"] in (
+        "with_skill",
+        "without_skill",
+    )
+    assert bench["models"]["fake-model"] == summary
+
+
+def test_without_a_judge_the_expectations_are_skipped_and_said(
+    skill_dir: Path, tmp_path: Path
+) -> None:
+    with openai_server(responder) as srv:
+        done = run_cli(
+            "eval", str(skill_dir), "-m", "fake-model", "--base-url", srv.base_url,
+            "-o", str(tmp_path / "runs"),
+        )  # fmt: skip
+        judged = [r for r in srv.requests if "strict grader" in r.system]
+    assert done.returncode == 0, done.stderr
+    assert not judged
+    assert "6 assertion check(s) skipped" in done.stdout + done.stderr

@@ -1,0 +1,114 @@
+"""``eval SKILL --triggers FILE``: the trigger eval's flags into library calls, results
+printed (the logic is :mod:`upskill_hub.evaluation.triggers`)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from upskill_hub.cli.output import OutputFormat, console, err_console, print_json
+from upskill_hub.errors import ProviderError
+
+if TYPE_CHECKING:
+    from upskill_hub.evaluation.agent.settings import AgentSettings
+    from upskill_hub.skill.model import Skill
+
+#: Runs per query when ``--runs`` is not given (the guide asks for 3 or more).
+DEFAULT_TRIGGER_RUNS = 3
+
+
+def run_triggers(
+    skill: Skill,
+    queries_path: Path,
+    agent: AgentSettings | None,
+    *,
+    models: list[str] | None,
+    runs: int | None,
+    distractors: Path | None,
+    split: float | None,
+    seed: int | None,
+    base_url: str | None,
+    api_key: str | None,
+    temperature: float | None,
+    max_tokens: int | None,
+    timeout: float,
+    retries: int,
+    concurrency: int,
+    output: Path,
+    output_format: OutputFormat,
+    skill_ref: str | None = None,
+    push_repo: str | None = None,
+    push_private: bool = False,
+) -> None:
+    from upskill_hub.evaluation.config import EvalConfig
+    from upskill_hub.evaluation.trigger_queries import (
+        default_distractors,
+        find_queries_file,
+        load_distractors,
+        read_queries,
+        split_queries,
+    )
+    from upskill_hub.evaluation.trigger_report import print_trigger_report
+    from upskill_hub.evaluation.triggers import evaluate_triggers
+    from upskill_hub.evaluation.types import GenerationParams
+
+    path = find_queries_file(queries_path, skill.path)
+    queries = read_queries(path)
+    split_args = None
+    if split is not None:
+        split_args = (split, seed if seed is not None else 0)
+        queries = split_queries(queries, *split_args)
+    others = (
+        load_distractors(distractors, skill.name)
+        if distractors is not None
+        else default_distractors(skill.name)
+    )
+    defaults = GenerationParams()
+    config = EvalConfig(
+        models=list(models or ["local"]),
+        runs=runs if runs is not None else DEFAULT_TRIGGER_RUNS,
+        concurrency=concurrency,
+        params=GenerationParams(
+            temperature=defaults.temperature if temperature is None else temperature,
+            max_tokens=defaults.max_tokens if max_tokens is None else max_tokens,
+            seed=seed,
+            timeout=timeout,
+        ),
+        retries=retries,
+        base_url=base_url,
+        api_key=api_key,
+        agent=agent,
+    )
+    result = evaluate_triggers(
+        skill,
+        queries,
+        others,
+        config,
+        output_root=output,
+        split=split_args,
+        queries_file=str(queries_path),
+        distractors_ref=str(distractors) if distractors is not None else None,
+        skill_ref=skill_ref,
+    )
+    graded = sum(1 for s in result.samples if s.error is None)
+    failed = bool(result.samples) and not graded
+    pushed = None
+    if push_repo is not None and not failed:
+        from upskill_hub.publish.results_dataset import push_results
+
+        pushed = push_results(result.run_dir, push_repo, private=push_private)
+    if output_format is OutputFormat.json:
+        data = dict(result.summary)
+        if pushed is not None:
+            data["results"] = pushed.to_dict()
+        print_json(data)
+    else:
+        out = console()
+        print_trigger_report(out, result.summary)
+        out.print(f"run folder: {result.run_dir}")
+        if pushed is not None:
+            out.print(f"results: {pushed.url} (config triggers, split {pushed.split})")
+    if failed:
+        first = next(s.error for s in result.samples if s.error)
+        err_console().print(f"[yellow]every run failed[/] ({first})")
+        raise ProviderError(f"no trigger run succeeded: {first}; run folder: {result.run_dir}")
