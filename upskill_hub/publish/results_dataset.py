@@ -356,6 +356,7 @@ def push_results(
     it is passed to huggingface_hub and ``datasets`` only, and redacted like any secret.
     """
     from upskill_hub.publish.skill_card import results_markdown, skill_card_repo, update_results
+    from upskill_hub.registry.card_results import published_run
     from upskill_hub.registry.hub import Hub
 
     repo_id = dataset_repo_id(repo_id)
@@ -386,5 +387,8 @@ def push_results(
         markdown = results_markdown(
             summary, record.info, dataset_repo=repo_id, dataset_url=url, split=split
         )
-        card_commit, card_pr = update_results(hub, target, redactor(markdown), create_pr=create_pr)
+        run = published_run(summary, record.info, dataset=repo_id, split=split)
+        card_commit, card_pr = update_results(
+            hub, target, redactor(markdown), create_pr=create_pr, run=run
+        )
     return PushedResults(repo_id, url, commit, split, card_commit, card_pr)
