@@ -5,6 +5,8 @@ YAML metadata (``tags: [agent-skills]``, license, description) through huggingfa
 it, its file tree and a ``## Results`` section. That section runs from its heading to the next
 ``## `` heading (or the end) and is what :func:`replace_results_section` swaps when results
 are published; until then it says there are none. No HTML comments (the scan refuses them).
+The metadata's ``upskill_hub`` section holds ``executable_files`` and ``results`` (the
+published runs, :mod:`upskill_hub.registry.card_results`); a new push carries ``results`` over.
 """
 
 from __future__ import annotations
