@@ -137,10 +137,12 @@ def build_demo(settings: SpaceSettings | None = None, skills_dir: Path | None = 
             return f"⚠ {describe_error(exc, redactor)}"
         return f"✓ Results pushed to [{pushed.repo_id}]({pushed.url})"
 
-    def search_skills(query: str, token: gr.OAuthToken | None = None) -> tuple[Any, str]:
+    def search_skills(
+        query: str, model: str = "", token: gr.OAuthToken | None = None
+    ) -> tuple[Any, str]:
         try:
             hub = visitor_hub(settings.hosted, _oauth_token(token, settings))
-            rows = browse.search_rows(query, hub=hub)
+            rows = browse.search_rows(query, hub=hub, model=model)
         except Exception as exc:
             log_failure("searching skills", exc, Redactor())
             return [], f"⚠ {describe_error(exc)}"
@@ -233,6 +235,10 @@ def build_demo(settings: SpaceSettings | None = None, skills_dir: Path | None = 
         with gr.Tab("Browse skills"):
             with gr.Row():
                 query = gr.Textbox(label="Search skills", placeholder="e.g. cuda, pdf, review")
+                rank_model = gr.Textbox(
+                    label="Rank by measured lift on model",
+                    placeholder="e.g. openai:gpt-4.1-mini (empty: the Hub's order)",
+                )
                 search_button = gr.Button("Search")
             found = gr.Markdown()
             hits = gr.Dataframe(
@@ -242,8 +248,12 @@ def build_demo(settings: SpaceSettings | None = None, skills_dir: Path | None = 
                 repo = gr.Textbox(label="Repo id", placeholder="namespace/name[@revision]")
                 show_button = gr.Button("Show skill")
             page = gr.Markdown()
-            search_button.click(search_skills, query, [hits, found], api_name="search_skills")
-            query.submit(search_skills, query, [hits, found], api_name=False)
+            search_inputs = [query, rank_model]
+            search_button.click(
+                search_skills, search_inputs, [hits, found], api_name="search_skills"
+            )
+            query.submit(search_skills, search_inputs, [hits, found], api_name=False)
+            rank_model.submit(search_skills, search_inputs, [hits, found], api_name=False)
             hits.select(pick_result, hits, repo, api_name=False)
             show_button.click(show_skill, repo, page, api_name="skill_page")
     demo.queue(default_concurrency_limit=settings.queue_concurrency, max_size=64)

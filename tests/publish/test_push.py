@@ -11,11 +11,11 @@ import yaml
 from datasets import load_dataset
 from huggingface_hub import DatasetCard, HfApi, hf_hub_download
 
-from tests.publish.run_folders import make_run_folder
+from tests.publish.run_folders import MODELS, make_run_folder
 from upskill_hub.errors import UsageError
 from upskill_hub.publish.results_dataset import push_results
 from upskill_hub.publish.results_view import compare_results, load_results
-from upskill_hub.registry.card import NO_RESULTS
+from upskill_hub.registry.card import NO_RESULTS, results_metadata
 
 FIRST = "20261122-013045-kernel-builder-ab12cd"
 SECOND = "20261123-090000-kernel-builder-cd34ef"
@@ -137,8 +137,16 @@ def test_skill_card_update_keeps_the_rest(tmp_path: Path, unique_repo_id: str) -
     assert pushed.skill_card_commit and pushed.skill_card_pr_url is None
     card = Path(hf_hub_download(skill_repo, "README.md")).read_text()
     before, _, after = SKILL_CARD.partition("## Results")
-    assert card.startswith(before)
+    header, body = before.split("---\n\n", 1)  # metadata gains upskill_hub.results only
+    assert card.startswith(header) and "---\n\n" + body in card
     assert card.endswith("## Files" + after.split("## Files", 1)[1])
+    [entry] = results_metadata(card)
+    assert entry["dataset"] == unique_repo_id and entry["split"] == pushed.split
+    assert entry["skill_commit"] == "0123456789abcdef0123456789abcdef01234567"
+    assert entry["skill"] == "kernel-builder" and entry["mode"] == "inline"
+    assert [m["model"] for m in entry["models"]] == list(MODELS)
+    assert entry["models"][0]["lift"] == pytest.approx(2 / 3, abs=1e-6)
+    assert entry["models"][0]["cases"] == 3 and entry["models"][0]["runs"] == 2
     section = card.split("## Results", 1)[1].split("## Files", 1)[0]
     assert NO_RESULTS not in section
     assert f"[{unique_repo_id}]({pushed.url})" in section

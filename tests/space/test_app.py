@@ -98,7 +98,7 @@ def test_api_browse(running_app: RunningApp, skill_repo: SkillRepo) -> None:
     from gradio_client import Client
 
     client = Client(running_app.url, verbose=False)
-    table, found = client.predict("fruit", api_name="/search_skills")
+    table, found = client.predict("fruit", "", api_name="/search_skills")
     assert skill_repo.repo_id in [r[0] for r in table["data"]] and "found" in found
     page = client.predict(skill_repo.repo_id, api_name="/skill_page")
     assert f"upskill-hub pull {skill_repo.repo_id}" in page

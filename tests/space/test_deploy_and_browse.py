@@ -119,7 +119,7 @@ def test_skill_page_and_search(skill_repo: SkillRepo) -> None:
     page = browse.skill_page(skill_repo.repo_id)
     assert page.pull_command == f"upskill-hub pull {skill_repo.repo_id}"
     assert "`SKILL.md`" in page.markdown and "`skill_meta.json`" in page.markdown
-    assert "no findings" in page.markdown and "Measured results" in page.markdown
+    assert "no findings" in page.markdown and "**Measured lift**" in page.markdown
     rows = browse.search_rows("fruit")
     assert [skill_repo.repo_id] == [r[0] for r in rows if r[0] == skill_repo.repo_id]
     assert browse.selected_repo({"data": rows}, [0, 1]) == rows[0][0]

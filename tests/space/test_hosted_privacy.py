@@ -58,5 +58,5 @@ def test_anonymous_visitor_cannot_read_a_private_repo_through_the_space(
     # ... but the anonymous visitor gets what the Hub gives them: nothing of it
     assert "internal-notes.md" not in page and PRIVATE_MARK not in page
     assert page.startswith("⚠")
-    rows, _ = client.predict("secret-fruit", api_name="/search_skills")
+    rows, _ = client.predict("secret-fruit", "", api_name="/search_skills")
     assert private_repo not in str(rows)

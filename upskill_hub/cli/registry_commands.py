@@ -11,6 +11,7 @@ from typing import Any
 
 import typer
 
+from upskill_hub.cli.evidence_output import hit_lift, outdated_lift, print_evidence
 from upskill_hub.cli.output import (
     OutputFormat,
     console,
@@ -195,16 +196,33 @@ def update(
     allow_unsafe: bool = UNSAFE_OPTION,
     project: Path = PROJECT_OPTION,
     output_format: OutputFormat = FORMAT_OPTION,
+    require_lift: bool = typer.Option(
+        False,
+        "--require-lift",
+        help="Move a skill only when the new commit's published lift is not lower than the "
+        "locked one's beyond its interval (new upper bound >= locked lift); skip the rest.",
+    ),
+    model: str = typer.Option(
+        None, "--model", help="With --require-lift: the model whose lift decides."
+    ),
 ) -> None:
     """Move skills to the current commit of their ref; edited ones need --force.
 
-    Exits 1 when a locally edited skill was skipped, 0 when every skill is current.
+    Exits 1 when a skill was skipped (edited locally, or refused by --require-lift), 0 when
+    every skill is current.
     """
     from upskill_hub.registry.pull import update as run
 
     _quiet(output_format)
     with _show_refusals():
-        report = run(names or [], force=force, allow_unsafe=allow_unsafe, project_root=project)
+        report = run(
+            names or [],
+            force=force,
+            allow_unsafe=allow_unsafe,
+            project_root=project,
+            require_lift=require_lift,
+            model=model,
+        )
     _print_report(report, output_format)
     if any(s.status == "skipped" for s in report.skills):
         raise typer.Exit(1)
@@ -237,6 +255,7 @@ def _print_report(report: Any, output_format: OutputFormat) -> None:
         )
         if s.detail:
             out.print(f"  {safe(s.detail)}", highlight=False)
+        print_evidence(s.evidence)
 
 
 def verify(
@@ -324,7 +343,7 @@ def outdated(
     if output_format is OutputFormat.json:
         print_json({"skills": [r.to_dict() for r in rows]})
         raise typer.Exit(1 if stale else 0)
-    table = wrapping_table("skill", "repo", "ref", "locked", "current", "")
+    table = wrapping_table("skill", "repo", "ref", "locked", "current", "", "lift")
     for r in rows:
         table.add_row(
             safe(r.name),
@@ -333,6 +352,7 @@ def outdated(
             r.locked[:12],
             r.current[:12],
             "outdated" if r.outdated else "up to date",
+            safe(outdated_lift(r)),
         )
     console().print(table)
     raise typer.Exit(1 if stale else 0)
@@ -342,21 +362,31 @@ def search(
     query: str = typer.Argument("", help="Text to match in repo ids."),
     limit: int = typer.Option(20, "--limit", help="Most results to show."),
     output_format: OutputFormat = FORMAT_OPTION,
+    model: str = typer.Option(
+        None, "--model", help="Rank by the published lift on this model (unmeasured last)."
+    ),
 ) -> None:
-    """List Hub model repos tagged agent-skills that match QUERY."""
+    """List Hub model repos tagged agent-skills that match QUERY, with their published lift."""
 
     from upskill_hub.registry.search import search as run
 
-    hits = run(query, limit=limit)
+    hits = run(query, limit=limit, model=model)
     if output_format is OutputFormat.json:
         print_json({"results": [h.to_dict() for h in hits]})
         return
     if not hits:
         console().print(f"No agent-skills repos match {safe(repr(query))}.")
         return
-    table = wrapping_table("repo", "description", "downloads", "likes")
+    lift = f"lift on {model}" if model else "lift"
+    table = wrapping_table("repo", "description", "downloads", "likes", lift)
     for h in hits:
-        table.add_row(safe(h.repo_id), safe(h.description), str(h.downloads), str(h.likes))
+        table.add_row(
+            safe(h.repo_id),
+            safe(h.description),
+            str(h.downloads),
+            str(h.likes),
+            safe(hit_lift(h.evidence, h.ranked_by) if not model or h.ranked_by else "not measured"),
+        )
     console().print(table)
 
 
@@ -398,6 +428,7 @@ def info(
             out.print(f"  [red]invalid[/red] {safe(e)}", markup=True, highlight=False)
         if s.safe and not s.validation_errors:
             out.print("  [green]no scan errors, valid[/green]", markup=True)
+        print_evidence(s.evidence)
 
 
 def _printable(text: str) -> str:

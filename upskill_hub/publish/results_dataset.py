@@ -373,6 +373,7 @@ def push_results(
     """
     from upskill_hub.evaluation.triggers import is_trigger_run
     from upskill_hub.publish.skill_card import results_markdown, skill_card_repo, update_results
+    from upskill_hub.registry.card_results import published_run
     from upskill_hub.registry.hub import Hub
 
     if is_trigger_run(run_dir):  # a trigger eval: its own config
@@ -413,5 +414,8 @@ def push_results(
         markdown = results_markdown(
             summary, record.info, dataset_repo=repo_id, dataset_url=url, split=split
         )
-        card_commit, card_pr = update_results(hub, target, redactor(markdown), create_pr=create_pr)
+        run = published_run(summary, record.info, dataset=repo_id, split=split)
+        card_commit, card_pr = update_results(
+            hub, target, redactor(markdown), create_pr=create_pr, run=run
+        )
     return PushedResults(repo_id, url, commit, split, card_commit, card_pr)

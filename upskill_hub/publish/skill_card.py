@@ -2,7 +2,10 @@
 
 Only that section changes (from its heading to the next ``## `` heading, appended when the card
 has none; see :mod:`upskill_hub.registry.card`, which writes the initial "no results yet"
-section); every other byte of the card stays as it was. Committed directly or as a pull request.
+section) and the card's ``upskill_hub.results`` metadata gains the run (dataset, split, skill
+commit, mode and each model's lift: :mod:`upskill_hub.registry.card_results`), which is how
+``info``, ``pull`` and ``search`` find the evidence; every other byte of the card body stays as
+it was. Committed directly or as a pull request.
 """
 
 from __future__ import annotations
@@ -11,9 +14,15 @@ from typing import TYPE_CHECKING, Any
 
 from upskill_hub.errors import UsageError
 from upskill_hub.publish import summary_text as fmt
-from upskill_hub.registry.card import RESULTS_HEADING, replace_results_section
+from upskill_hub.registry.card import (
+    RESULTS_HEADING,
+    replace_results_section,
+    results_metadata,
+    with_results_metadata,
+)
 
 if TYPE_CHECKING:
+    from upskill_hub.registry.card_results import PublishedRun
     from upskill_hub.registry.hub import Hub
 
 CARD_FILE = "README.md"
@@ -64,10 +73,18 @@ def results_markdown(
 
 
 def update_results(
-    hub: Hub, repo_id: str, markdown: str, *, create_pr: bool = False
+    hub: Hub,
+    repo_id: str,
+    markdown: str,
+    *,
+    create_pr: bool = False,
+    run: PublishedRun | None = None,
 ) -> tuple[str, str | None]:
-    """Write ``markdown`` as the card's results section; (commit, pull request URL or None)."""
+    """Write ``markdown`` as the card's results section and add ``run`` to its metadata;
+    (commit, pull request URL or None)."""
     from huggingface_hub import CommitOperationAdd
+
+    from upskill_hub.registry.card_results import with_run
 
     head = hub.head(repo_id)
     current = ""
@@ -77,6 +94,8 @@ def update_results(
         updated = replace_results_section(current, markdown)
     else:
         updated = f"{RESULTS_HEADING}\n\n{markdown.strip()}\n"
+    if run is not None:
+        updated = with_results_metadata(updated, with_run(results_metadata(current), run))
     commit = hub.create_commit(
         repo_id,
         [CommitOperationAdd(path_in_repo=CARD_FILE, path_or_fileobj=updated.encode("utf-8"))],

@@ -5,6 +5,8 @@ YAML metadata (``tags: [agent-skills]``, license, description) through huggingfa
 it, its file tree and a ``## Results`` section. That section runs from its heading to the next
 ``## `` heading (or the end) and is what :func:`replace_results_section` swaps when results
 are published; until then it says there are none. No HTML comments (the scan refuses them).
+The metadata's ``upskill_hub`` section holds ``executable_files`` and ``results`` (the
+published runs, :mod:`upskill_hub.registry.card_results`); a new push carries ``results`` over.
 """
 
 from __future__ import annotations
@@ -48,6 +50,9 @@ _KNOWN_LICENSES = frozenset(
     }
 )
 _HEADING = re.compile(r"^## (?!#)", re.MULTILINE)
+_HEADER = re.compile(r"\A---\n(.*?)\n---\n", re.DOTALL)
+#: ``upskill_hub.results`` in the card metadata: the published runs of the skill.
+RESULTS_META_KEY = "results"
 
 
 @dataclass(frozen=True)
@@ -67,19 +72,23 @@ def build_card(
     *,
     results: str | None = None,
     executables: Sequence[str] = (),
+    results_meta: Sequence[dict[str, Any]] = (),
 ) -> str:
     """The README.md text for a repo holding ``skills`` (a root skill or ``skills/<name>``).
 
     ``results`` is the Markdown to keep under ``## Results`` (e.g. carried over from the card
     being replaced); without it the section says there are no results yet. ``executables``
     (repo paths) are recorded in the metadata as ``upskill_hub.executable_files``: the Hub
-    keeps no file modes, so ``pull`` restores the executable bit from there.
+    keeps no file modes, so ``pull`` restores the executable bit from there. ``results_meta``
+    (the published runs carried over from the card being replaced, see
+    :mod:`upskill_hub.registry.card_results`) is kept as ``upskill_hub.results``.
     """
     license_id, license_name = _license(skills)
     description = skills[0].description if len(skills) == 1 else _multi_description(skills)
-    extra: dict[str, Any] = (
-        {"upskill_hub": {"executable_files": sorted(executables)}} if executables else {}
-    )
+    section: dict[str, Any] = {"executable_files": sorted(executables)} if executables else {}
+    if results_meta:
+        section[RESULTS_META_KEY] = list(results_meta)
+    extra: dict[str, Any] = {"upskill_hub": section} if section else {}
     data = ModelCardData(
         license=license_id,
         license_name=license_name,
@@ -110,18 +119,45 @@ def build_card(
     return str(ModelCard(f"---\n{data.to_yaml()}\n---\n\n" + "\n".join(body)))
 
 
-def executable_files(card_text: str) -> set[str]:
-    """The repo paths the card's metadata marks executable (empty for any other card)."""
+def card_metadata(card_text: str) -> dict[str, Any]:
+    """The card's YAML metadata as a dict (empty when it has none or it does not parse)."""
     import yaml
 
-    match = re.match(r"\A---\n(.*?)\n---\n", card_text, re.DOTALL)
+    match = _HEADER.match(card_text)
     try:
         data = yaml.safe_load(match.group(1)) if match else None
     except yaml.YAMLError:
-        return set()
-    section = data.get("upskill_hub") if isinstance(data, dict) else None
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def executable_files(card_text: str) -> set[str]:
+    """The repo paths the card's metadata marks executable (empty for any other card)."""
+    section = card_metadata(card_text).get("upskill_hub")
     paths = section.get("executable_files") if isinstance(section, dict) else None
     return {p for p in paths if isinstance(p, str)} if isinstance(paths, list) else set()
+
+
+def results_metadata(card_text: str) -> list[dict[str, Any]]:
+    """The card's ``upskill_hub.results`` entries (raw dicts; empty for any other card)."""
+    section = card_metadata(card_text).get("upskill_hub")
+    entries = section.get(RESULTS_META_KEY) if isinstance(section, dict) else None
+    return [e for e in entries if isinstance(e, dict)] if isinstance(entries, list) else []
+
+
+def with_results_metadata(card_text: str, entries: Sequence[dict[str, Any]]) -> str:
+    """``card_text`` with ``upskill_hub.results`` set to ``entries``; the body is kept as is."""
+    import yaml
+
+    data = card_metadata(card_text)
+    match = _HEADER.match(card_text)
+    body = card_text[match.end() :] if match else "\n" + card_text
+    section = data.get("upskill_hub")
+    section = dict(section) if isinstance(section, dict) else {}
+    section[RESULTS_META_KEY] = list(entries)
+    data["upskill_hub"] = section
+    header = yaml.safe_dump(data, sort_keys=False, allow_unicode=True).rstrip("\n")
+    return f"---\n{header}\n---\n{body}"
 
 
 def results_section(card_text: str) -> str | None:

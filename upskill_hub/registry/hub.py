@@ -423,6 +423,22 @@ class Hub:
             retries=False,  # list_repo_files retries through huggingface_hub's own backoff
         )
 
+    def history(self, repo_id: str, revision: str, repo_type: str = "model") -> list[str]:
+        """The commit ids reachable from ``revision``, newest first (``revision``'s own first)."""
+        commits = self.call(
+            lambda: self.api.list_repo_commits(repo_id, repo_type=repo_type, revision=revision),
+            repo_id=repo_id,
+            revision=revision,
+            action="list commits",
+            retries=False,  # list_repo_commits pages through huggingface_hub's own backoff
+        )
+        return [str(c.commit_id) for c in commits]
+
+    @property
+    def token(self) -> str | bool | None:
+        """The token every call sends, as given (None: HF_TOKEN / the saved login)."""
+        return self._token
+
     def tags(self, repo_id: str, repo_type: str = "model") -> list[str]:
         """The repo's tag names."""
         refs = self.call(

@@ -2,7 +2,8 @@
 
 JSON with sorted keys, 2-space indent, a trailing newline and no timestamps, so rewriting an
 unchanged lock gives identical bytes. ``targets`` are the installed skill folders: relative to
-the project root, or ``~/...`` / absolute for ``--global`` installs.
+the project root, or ``~/...`` / absolute for ``--global`` installs. ``evidence`` (optional)
+is the published lift the skill was installed on (:mod:`.lock_evidence`).
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from typing import Any
 from upskill_hub.atomic_io import atomic_write_text
 from upskill_hub.errors import LockError
 from upskill_hub.json_input import JsonInputError, parse_json
+from upskill_hub.registry.lock_evidence import LockedEvidence, evidence_from_json
 
 LOCK_FILENAME = "upskill-hub.lock"
 #: Held with ``flock`` where the project folder itself cannot be (see :func:`locked_project`).
@@ -46,6 +48,8 @@ class LockedSkill:
     subpath: str = ""
     files: dict[str, str] = field(default_factory=dict)
     targets: list[str] = field(default_factory=list)
+    #: the published lift it was installed on, per model (optional; see lock_evidence)
+    evidence: list[LockedEvidence] = field(default_factory=list)
 
     def target_paths(self, project_root: Path) -> list[Path]:
         return [target_path(t, project_root) for t in self.targets]
@@ -190,6 +194,8 @@ def _lock_to_json(lock: Lock) -> dict[str, Any]:
             "files": dict(sorted(s.files.items())),
             "targets": list(dict.fromkeys(s.targets)),
         }
+        if s.evidence:
+            skills[key]["evidence"] = [e.to_json() for e in s.evidence]
     return {"version": LOCK_VERSION, "skills": skills}
 
 
@@ -219,6 +225,7 @@ def _skill_from_json(name: str, entry: Any, root: Path) -> LockedSkill:
     subpath = _field(entry, where, "subpath", str, "")
     files = _field(entry, where, "files", dict, {})
     targets = _field(entry, where, "targets", list, [])
+    evidence = evidence_from_json(entry.get("evidence"), f"{where}.evidence")
     if not repo_id:
         raise ValueError(f"{where}.repo_id must not be empty")
     if repo_type not in REPO_TYPES:
@@ -244,6 +251,7 @@ def _skill_from_json(name: str, entry: Any, root: Path) -> LockedSkill:
         subpath=subpath,
         files=dict(sorted(files.items())),
         targets=list(targets),
+        evidence=evidence,
     )
 
 

@@ -6,13 +6,15 @@ from __future__ import annotations
 import os
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
 from upskill_hub.errors import HubError, LockError, Undetermined, UsageError
+from upskill_hub.registry.evidence import EvidenceReader
 from upskill_hub.registry.hub import Hub
 from upskill_hub.registry.install import modified_files, remove_skill
+from upskill_hub.registry.lift_gate import LiftComparison, compare
 from upskill_hub.registry.lock import (
     LOCK_FILENAME,
     Lock,
@@ -62,13 +64,24 @@ class OutdatedSkill:
     ref: str
     locked: str
     current: str
+    #: for an outdated skill: per model, the locked lift against the current commit's
+    lift: list[LiftComparison] = field(default_factory=list)
 
     @property
     def outdated(self) -> bool:
         return self.locked != self.current
 
+    @property
+    def measured(self) -> bool | None:
+        """Whether the current commit has published lift (None when up to date)."""
+        if not self.outdated:
+            return None
+        return any(c.new is not None for c in self.lift)
+
     def to_dict(self) -> dict[str, Any]:
-        return {**asdict(self), "outdated": self.outdated}
+        data = {**asdict(self), "outdated": self.outdated, "measured": self.measured}
+        data["lift"] = [c.to_dict() for c in self.lift]
+        return data
 
 
 def project_root_for(path: Path | None) -> Path:
@@ -155,8 +168,18 @@ def outdated(
             )
     except HubError as exc:
         raise Undetermined(f"could not tell whether skills are up to date: {exc}") from None
+    reader = EvidenceReader(hub)
     return [
-        OutdatedSkill(s.name, s.repo_id, s.ref or DEFAULT_REF, s.commit, current)
+        OutdatedSkill(
+            s.name,
+            s.repo_id,
+            s.ref or DEFAULT_REF,
+            s.commit,
+            current,
+            compare(s, reader.evidence(s.repo_id, current, skill=s.name, subpath=s.subpath))
+            if current != s.commit
+            else [],
+        )
         for s, current in zip(chosen, currents, strict=True)
     ]
 

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from upskill_hub.errors import LocalModifications, LockError, UsageError
+from upskill_hub.registry.evidence import EvidenceReader, SkillEvidence
 from upskill_hub.registry.fetch import FetchedSkill, fetch_skills
 from upskill_hub.registry.hub import COMMIT_RE, Hub, parse_spec
 from upskill_hub.registry.install import install_skill
@@ -33,6 +34,7 @@ from upskill_hub.registry.lock import (
     target_entry,
     write_lock,
 )
+from upskill_hub.registry.lock_evidence import LockedEvidence
 from upskill_hub.registry.project import (
     DEFAULT_REF,
     DEFAULT_WORKERS,
@@ -63,9 +65,13 @@ class InstalledSkill:
     previous_commit: str | None = None
     detail: str = ""
     warnings: list[str] = field(default_factory=list)
+    #: the published lift of the installed commit (None: not looked up)
+    evidence: SkillEvidence | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        data = asdict(self)
+        data["evidence"] = self.evidence.to_dict() if self.evidence else None
+        return data
 
     @classmethod
     def unchanged(cls, locked: LockedSkill) -> InstalledSkill:
@@ -157,7 +163,12 @@ def _pull(
                 f"run `upskill-hub remove {f.name}` first or use --force"
             )
     explicit = bool(agents) or custom_dir is not None or global_
-    done = [_install(root, lock, f, dirs, explicit=explicit, force=force) for f in fetched]
+    reader = EvidenceReader(hub)
+    found = [reader.evidence(f.repo_id, f.commit, skill=f.name, subpath=f.subpath) for f in fetched]
+    done = [
+        _install(root, lock, f, dirs, explicit=explicit, force=force, evidence=e)
+        for f, e in zip(fetched, found, strict=True)
+    ]
     return InstallReport(root, done)
 
 
@@ -205,12 +216,15 @@ def _install(
     force: bool,
     ref: str | _FromFetch | None = _FROM_FETCH,
     frozen: LockedSkill | None = None,
+    evidence: SkillEvidence | None = None,
 ) -> InstalledSkill:
     """Install one fetched skill where asked (plus where it already was) and record it.
 
     ``ref`` is the ref to record (``None`` is the default branch and stays ``None``); by default
     the ref the skill was fetched by. With ``frozen`` (the locked entry) a lock entry that would
-    differ from it is a LockError, raised before anything is installed.
+    differ from it is a LockError, raised before anything is installed. ``evidence`` (the
+    published lift of this commit) is recorded; without it, an entry at the same commit keeps
+    what it recorded.
     """
     previous = lock.skills.get(fetched.name)
     if previous is not None and previous.repo_id != fetched.repo_id:
@@ -237,6 +251,7 @@ def _install(
         subpath=fetched.subpath,
         files=dict(fetched.files),
         targets=[target_entry(p, root) for p in paths],
+        evidence=_locked_evidence(evidence, previous, fetched.commit),
     )
     lock.skills[fetched.name] = entry
     write_lock(root, lock)
@@ -249,7 +264,16 @@ def _install(
         targets=entry.targets,
         previous_commit=previous.commit if previous else None,
         warnings=list(fetched.warnings),
+        evidence=evidence,
     )
+
+
+def _locked_evidence(
+    evidence: SkillEvidence | None, previous: LockedSkill | None, commit: str
+) -> list[LockedEvidence]:
+    if evidence is not None:
+        return [m.locked() for m in evidence.models]
+    return list(previous.evidence) if previous is not None and previous.commit == commit else []
 
 
 def _unique(dirs: Sequence[Path]) -> list[Path]:
@@ -423,24 +447,46 @@ def update(
     allow_unsafe: bool = False,
     project_root: Path | None = None,
     hub: Hub | None = None,
+    require_lift: bool = False,
+    model: str | None = None,
 ) -> InstallReport:
     """Move the named skills (all when none) to the current commit of their ref.
 
     Edited skills are never touched without ``force``: a named one is an error, and with no
-    names they are reported as skipped.
+    names they are reported as skipped. With ``require_lift`` a skill moves only when the new
+    commit's published lift (on ``model``, else every model the lock recorded) passes
+    :mod:`.lift_gate`; the others are skipped with the reason.
     """
+    if model and not require_lift:
+        raise UsageError("--model applies only with --require-lift")
     root = project_root_for(project_root)
     with locked_project(root):
-        return _update(root, names, force=force, allow_unsafe=allow_unsafe, hub=hub or Hub())
+        return _update(
+            root,
+            names,
+            force=force,
+            allow_unsafe=allow_unsafe,
+            hub=hub or Hub(),
+            require_lift=require_lift,
+            model=model,
+        )
 
 
 def _update(
-    root: Path, names: Sequence[str], *, force: bool, allow_unsafe: bool, hub: Hub
+    root: Path,
+    names: Sequence[str],
+    *,
+    force: bool,
+    allow_unsafe: bool,
+    hub: Hub,
+    require_lift: bool = False,
+    model: str | None = None,
 ) -> InstallReport:
     """:func:`update` with the project lock held."""
     lock = read_lock(root)
     chosen = locked_skills(lock, names)
     report: list[InstalledSkill] = []
+    reader = EvidenceReader(hub)
     for locked in chosen:
         state = skill_state(root, locked)
         if state.modified and not force:
@@ -469,11 +515,57 @@ def _update(
         if current == locked.commit and state.clean:
             report.append(InstalledSkill.unchanged(locked))
             continue
+        found = None
+        if current != locked.commit:
+            found = reader.evidence(
+                locked.repo_id, current, skill=locked.name, subpath=locked.subpath
+            )
+            refused = lift_refusal(locked, found, model, reader) if require_lift else None
+            if refused is not None:
+                report.append(refused)
+                continue
         [fetched] = fetch_skills(
             f"{locked.repo_id}@{current}", [locked.name], hub=hub, allow_unsafe=allow_unsafe
         )
         dirs = [p.parent for p in locked.target_paths(root)]
         report.append(
-            _install(root, lock, fetched, dirs, explicit=True, force=force, ref=locked.ref)
+            _install(
+                root,
+                lock,
+                fetched,
+                dirs,
+                explicit=True,
+                force=force,
+                ref=locked.ref,
+                evidence=found,
+            )
         )
     return InstallReport(root, report)
+
+
+def lift_refusal(
+    locked: LockedSkill, found: SkillEvidence, model: str | None, reader: EvidenceReader
+) -> InstalledSkill | None:
+    """``update --require-lift``: the skipped entry when ``found`` does not pass, else None."""
+    from upskill_hub.registry.lift_gate import require_lift
+
+    checks = require_lift(locked, found, model)
+    if any(c.reference_source == "none" for c in checks):
+        locked_now = reader.evidence(
+            locked.repo_id, locked.commit, skill=locked.name, subpath=locked.subpath
+        )
+        checks = require_lift(locked, found, model, locked_now)
+    failed = [c for c in checks if not c.ok]
+    if not failed:
+        return None
+    return InstalledSkill(
+        locked.name,
+        locked.repo_id,
+        locked.ref,
+        locked.commit,
+        "skipped",
+        list(locked.targets),
+        detail=f"--require-lift: not moved to {found.commit[:12]}: "
+        + "; ".join(c.reason for c in failed),
+        evidence=found,
+    )

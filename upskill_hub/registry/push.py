@@ -19,7 +19,13 @@ from urllib.parse import urlsplit
 from huggingface_hub import CommitOperationAdd, CommitOperationDelete
 
 from upskill_hub.errors import HubError, InvalidSkill, SkillNotFound, UnsafeSkill, UsageError
-from upskill_hub.registry.card import CARD_FILE, CardSkill, build_card, results_section
+from upskill_hub.registry.card import (
+    CARD_FILE,
+    CardSkill,
+    build_card,
+    results_metadata,
+    results_section,
+)
 from upskill_hub.registry.fetch import (
     ESCAPING_RULES,
     REPO_FILES,
@@ -253,14 +259,21 @@ def _upload(
     if tag:
         _check_new_tag(hub, repo_id, tag)
     head = _head(hub, repo_id)
-    results = _existing_results(hub, repo_id) if CARD_FILE in existing else None
+    previous = _existing_card(hub, repo_id) if CARD_FILE in existing else None
+    results = results_section(previous) if previous is not None else None
     executables = [
         f"{p.subpath}/{rel}" if p.subpath else rel
         for p in prepared
         for rel in p.files
         if os.lstat(p.staged / rel).st_mode & 0o111
     ]
-    card = build_card(repo_id, [p.card for p in prepared], results=results, executables=executables)
+    card = build_card(
+        repo_id,
+        [p.card for p in prepared],
+        results=results,
+        executables=executables,
+        results_meta=results_metadata(previous) if previous is not None else (),
+    )
     operations: list[CommitOperationAdd | CommitOperationDelete] = [
         CommitOperationAdd(path_in_repo=CARD_FILE, path_or_fileobj=card.encode("utf-8"))
     ]
@@ -355,7 +368,6 @@ def _head(hub: Hub, repo_id: str) -> str | None:
         return None
 
 
-def _existing_results(hub: Hub, repo_id: str) -> str | None:
-    """The Results section of the card being replaced, so a new version keeps it."""
-    text = hub.download_file(repo_id, CARD_FILE).read_text("utf-8", errors="replace")
-    return results_section(text)
+def _existing_card(hub: Hub, repo_id: str) -> str:
+    """The card being replaced: a new version keeps its Results section and published runs."""
+    return hub.download_file(repo_id, CARD_FILE).read_text("utf-8", errors="replace")

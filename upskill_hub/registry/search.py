@@ -1,14 +1,25 @@
-"""Find skills on the Hub (``search``) and look inside one without installing it (``info``)."""
+"""Find skills on the Hub (``search``) and look inside one without installing it (``info``).
+
+Both show the published lift (:mod:`.evidence`): ``info`` per skill for the commit asked
+about, ``search`` per hit from the listing's card data; ``search(model=M)`` ranks by it.
+"""
 
 from __future__ import annotations
 
 import tempfile
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from upskill_hub.errors import UnsafeSkill
 from upskill_hub.registry.card import SKILLS_TAG
+from upskill_hub.registry.evidence import (
+    EvidenceReader,
+    ModelEvidence,
+    SkillEvidence,
+    listed_evidence,
+    rank_by_lift,
+)
 from upskill_hub.registry.fetch import (
     ESCAPING_RULES,
     SKILL_MD,
@@ -35,9 +46,16 @@ class SearchHit:
     likes: int = 0
     last_modified: str | None = None
     tags: list[str] = field(default_factory=list)
+    #: per model, the newest published lift the card lists
+    evidence: list[ModelEvidence] = field(default_factory=list)
+    #: with ``search(model=M)``: the lift on M it was ranked by (None: not measured on M)
+    ranked_by: ModelEvidence | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        data = asdict(self)
+        data["evidence"] = [e.to_dict() for e in self.evidence]
+        data["ranked_by"] = self.ranked_by.to_dict() if self.ranked_by else None
+        return data
 
 
 @dataclass(frozen=True)
@@ -50,6 +68,7 @@ class SkillInfo:
     frontmatter: dict[str, Any]
     findings: list[ScanFinding]
     validation_errors: list[str]
+    evidence: SkillEvidence | None = None
 
     @property
     def safe(self) -> bool:
@@ -65,6 +84,7 @@ class SkillInfo:
             "validation_errors": self.validation_errors,
             "safe": self.safe,
             "valid": not self.validation_errors,
+            "evidence": self.evidence.to_dict() if self.evidence else None,
         }
 
 
@@ -86,10 +106,18 @@ class RepoInfo:
         }
 
 
-def search(query: str, *, limit: int = DEFAULT_LIMIT, hub: Hub | None = None) -> list[SearchHit]:
-    """Hub model repos tagged ``agent-skills`` whose id matches ``query``."""
+#: With a model to rank by, this many times ``limit`` listings are ranked (at most 500).
+RANK_POOL = 5
+
+
+def search(
+    query: str, *, limit: int = DEFAULT_LIMIT, hub: Hub | None = None, model: str | None = None
+) -> list[SearchHit]:
+    """Hub model repos tagged ``agent-skills`` whose id matches ``query``; with ``model``,
+    ranked by their published lift on it (from a larger pool of listings), unmeasured last."""
     hub = hub or Hub()
-    models = hub.search_models(filter=SKILLS_TAG, search=query or None, limit=limit)
+    pool = min(max(limit * RANK_POOL, limit), 500) if model else limit
+    models = hub.search_models(filter=SKILLS_TAG, search=query or None, limit=pool)
     hits: list[SearchHit] = []
     for m in models:
         card = getattr(m, "card_data", None)
@@ -103,9 +131,13 @@ def search(query: str, *, limit: int = DEFAULT_LIMIT, hub: Hub | None = None) ->
                 likes=int(getattr(m, "likes", 0) or 0),
                 last_modified=modified.isoformat() if modified else None,
                 tags=list(getattr(m, "tags", None) or []),
+                evidence=listed_evidence(m.id, card),
             )
         )
-    return hits
+    if not model:
+        return hits
+    ranked = rank_by_lift([(h, h.evidence) for h in hits], model)
+    return [replace(h, ranked_by=e) for h, e in ranked][:limit]
 
 
 def info(spec: str, *, hub: Hub | None = None, limits: ScanLimits | None = None) -> RepoInfo:
@@ -118,6 +150,13 @@ def info(spec: str, *, hub: Hub | None = None, limits: ScanLimits | None = None)
     limits = limits or ScanLimits()
     repo = inspect_repo(spec, hub=hub)
     skills = [_skill_info(repo, s, hub, limits) for s in repo.skills]
+    reader = EvidenceReader(hub)
+    skills = [
+        replace(
+            s, evidence=reader.evidence(repo.repo_id, repo.commit, skill=s.name, subpath=s.subpath)
+        )
+        for s in skills
+    ]
     return RepoInfo(repo.repo_id, repo.ref, repo.commit, hub.repo_url(repo.repo_id), skills)
 
 

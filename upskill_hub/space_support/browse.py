@@ -1,6 +1,7 @@
-"""The "Browse skills" tab: search Hub skills tagged ``agent-skills`` and show one skill's page
-(card, files, scan findings, validation, published results and its ``upskill-hub pull``
-command). Markdown built here escapes what the repository controls."""
+"""The "Browse skills" tab: search Hub skills tagged ``agent-skills`` (ranked by measured lift
+on a chosen model: the code behind ``search --model``) and show one skill's page (its measured
+lift per model next to the ``upskill-hub pull`` command, then card, files, scan findings and
+validation). Markdown built here escapes what the repository controls."""
 
 from __future__ import annotations
 
@@ -8,9 +9,10 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from upskill_hub.registry.evidence import ModelEvidence, SkillEvidence
 from upskill_hub.registry.hub import Hub, parse_spec
 
-SEARCH_HEADERS = ["Repository", "Description", "Downloads", "Likes"]
+SEARCH_HEADERS = ["Repository", "Description", "Downloads", "Likes", "Measured lift"]
 _CARD_MAX = 4000
 _MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~])")
 _FRONT_MATTER = re.compile(r"\A---\n.*?\n---\n?", re.DOTALL)
@@ -22,15 +24,65 @@ def md_escape(text: str) -> str:
     return _MD_SPECIAL.sub(r"\\\1", " ".join(str(text).split()))
 
 
-def search_rows(query: str, *, hub: Hub | None = None, limit: int = 30) -> list[list[str]]:
-    """Search results as table rows."""
+def search_rows(
+    query: str, *, hub: Hub | None = None, limit: int = 30, model: str | None = None
+) -> list[list[str]]:
+    """Search results as table rows; with ``model``, ranked by the measured lift on it."""
     from upskill_hub.registry.search import search
 
-    hits = search(query.strip(), limit=limit, hub=hub)
+    chosen = (model or "").strip() or None
+    hits = search(query.strip(), limit=limit, hub=hub, model=chosen)
     return [
-        [h.repo_id, " ".join(h.description.split())[:200], str(h.downloads), str(h.likes)]
+        [
+            h.repo_id,
+            " ".join(h.description.split())[:200],
+            str(h.downloads),
+            str(h.likes),
+            _hit_lift(h.evidence, h.ranked_by, chosen),
+        ]
         for h in hits
     ]
+
+
+def _hit_lift(
+    evidence: list[ModelEvidence], ranked_by: ModelEvidence | None, model: str | None
+) -> str:
+    from upskill_hub.registry.evidence_text import lift_text
+
+    if model:
+        if ranked_by is None:
+            return f"not measured on {model}"
+        return f"{lift_text(ranked_by.lift, ranked_by.ci_low, ranked_by.ci_high)} on {model}"
+    if not evidence:
+        return "not measured"
+    return "; ".join(f"{e.model}: {lift_text(e.lift, e.ci_low, e.ci_high)}" for e in evidence)
+
+
+def evidence_markdown(evidence: SkillEvidence | None) -> list[str]:
+    """A table of the measured lift per model (escaped), or that none is published."""
+    from upskill_hub.registry.evidence_text import NO_RESULTS, lift_text, n_text, where_text
+
+    if evidence is None:
+        return []
+    if not evidence.models:
+        lines = [md_escape(NO_RESULTS[0].upper() + NO_RESULTS[1:])]
+    else:
+        lines = [
+            "| model | lift (95% interval) | cases × runs | mode | commit measured | results |",
+            "|---|---|---|---|---|---|",
+        ]
+        for e in evidence.models:
+            cells = [
+                md_escape(e.model),
+                md_escape(lift_text(e.lift, e.ci_low, e.ci_high)),
+                md_escape(n_text(e.cases, e.runs)),
+                md_escape(e.mode),
+                md_escape(where_text(e)),
+                md_escape(f"{e.dataset} ({e.split})"),
+            ]
+            lines.append("| " + " | ".join(cells) + " |")
+    lines += [f"- note: {md_escape(n)}" for n in evidence.notes]
+    return lines
 
 
 @dataclass(frozen=True)
@@ -69,6 +121,10 @@ def skill_page(spec: str, *, hub: Hub | None = None) -> SkillPage:
         f"```bash\n{pull}\n```",
     ]
     for s in details.skills:
+        heading = "Measured lift" + (f" of `{s.name}`" if len(details.skills) > 1 else "")
+        lines += ["", f"**{heading}** (at commit `{details.commit[:12]}`)", ""]
+        lines += evidence_markdown(s.evidence)
+    for s in details.skills:
         description = s.frontmatter.get("description", "")
         lines += ["", f"### Skill `{s.name}`", md_escape(description) if description else ""]
         lines += ["", "**Files**", ""]
@@ -85,8 +141,8 @@ def skill_page(spec: str, *, hub: Hub | None = None) -> SkillPage:
             lines += [f"- ✗ {md_escape(e)}" for e in s.validation_errors]
     card = _card_text(hub, repo_id, details.commit)
     results = results_section(card) if card and has_results(card) else None
-    lines += ["", "### Measured results", ""]
-    lines.append(results if results else "No results published for this skill yet.")
+    if results:
+        lines += ["", "### Results section of the card", "", results]
     if card:
         body = _FRONT_MATTER.sub("", card, count=1).strip()
         body = _RESULTS_SECTION.sub("", body).strip()

@@ -1,0 +1,57 @@
+"""Printing the published lift for ``info``, ``pull``, ``update``, ``outdated`` and ``search``.
+
+Text only: the lines come from :mod:`upskill_hub.registry.evidence_text`; everything a repo
+controls (model names, dataset ids) is escaped before rich sees it.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from upskill_hub.cli.output import console, safe
+
+if TYPE_CHECKING:
+    from upskill_hub.registry.evidence import ModelEvidence, SkillEvidence
+    from upskill_hub.registry.project import OutdatedSkill
+
+
+def print_evidence(evidence: SkillEvidence | None, indent: str = "  ") -> None:
+    """``measured lift:`` and a line per model (or that none is published)."""
+    from upskill_hub.registry.evidence_text import evidence_lines
+
+    if evidence is None:
+        return
+    out = console()
+    out.print(f"{indent}measured lift:", highlight=False)
+    for line in evidence_lines(evidence):
+        out.print(f"{indent}  {safe(line)}", highlight=False)
+
+
+def hit_lift(evidence: list[ModelEvidence], ranked_by: ModelEvidence | None) -> str:
+    """The search table's lift cell: the ranking model's lift, else every model's, briefly."""
+    from upskill_hub.registry.evidence_text import lift_text, where_text
+
+    if ranked_by is not None:
+        e = ranked_by
+        return f"{lift_text(e.lift, e.ci_low, e.ci_high)} ({where_text(e)})"
+    if not evidence:
+        return "not measured"
+    return "\n".join(f"{e.model}: {lift_text(e.lift, e.ci_low, e.ci_high)}" for e in evidence)
+
+
+def outdated_lift(row: OutdatedSkill) -> str:
+    """The outdated table's lift cell: per model, locked lift → the current commit's."""
+    from upskill_hub.registry.evidence_text import lift_text
+
+    if not row.outdated:
+        return ""
+    if not row.measured:
+        return "current commit not measured"
+    cells = []
+    for c in row.lift:
+        was = "?" if c.locked is None else lift_text(c.locked)
+        now = (
+            "not measured" if c.new is None else lift_text(c.new.lift, c.new.ci_low, c.new.ci_high)
+        )
+        cells.append(f"{c.model}: {was} → {now} ({c.change})")
+    return "\n".join(cells)

@@ -1,0 +1,79 @@
+"""How measured lift reads in the terminal and the Space: ``+33 pts [+5, +56]``.
+
+:func:`lift_text` is the one formatter of a lift with its interval for the evidence surfaces
+(``info``, ``pull``, ``search``, ``outdated``, ``update``, the Space); the rest builds the
+per-model lines around it. Plain text: callers escape it for their medium.
+"""
+
+from __future__ import annotations
+
+from upskill_hub.registry.evidence import ModelEvidence, SkillEvidence
+
+NO_RESULTS = (
+    "no published results for this skill (publish a run with "
+    "`upskill-hub results push RUN --repo NS/RESULTS --update-skill-card`)"
+)
+
+
+def lift_text(lift: float | None, low: float | None = None, high: float | None = None) -> str:
+    """``+33 pts [+5, +56]`` (lift and bounds are fractions); ``+33 pts`` without bounds."""
+    if lift is None:
+        return "no lift"
+    text = f"{_points(lift)} pts"
+    if low is not None and high is not None:
+        text += f" [{_points(low)}, {_points(high)}]"
+    return text
+
+
+def _points(value: float) -> str:
+    rounded = round(value * 100)
+    return f"{rounded:+d}" if rounded else "0"
+
+
+def n_text(cases: int | None, runs: int | None) -> str:
+    """``3 cases × 2 runs`` (``?`` for an unknown count)."""
+    c = "?" if cases is None else str(cases)
+    r = "?" if runs is None else str(runs)
+    return f"{c} case{'' if cases == 1 else 's'} × {r} run{'' if runs == 1 else 's'}"
+
+
+def where_text(e: ModelEvidence) -> str:
+    """Which commit was measured, against the one asked about."""
+    short = (e.commit or "?")[:7]
+    if e.relation == "exact":
+        return f"measured at this commit ({short})"
+    if e.relation == "same_files":
+        behind = _commits(e.behind)
+        return f"measured at {short}, {behind} behind with the same skill files"
+    if e.relation == "behind":
+        return f"measured at {short}, {_commits(e.behind)} behind"
+    if e.relation == "unrelated":
+        return f"measured at {short}, not in this commit's history"
+    return f"measured at {short}"
+
+
+def _commits(n: int | None) -> str:
+    return "? commits" if n is None else f"{n} commit{'' if n == 1 else 's'}"
+
+
+def model_line(e: ModelEvidence) -> str:
+    """``MODEL  +33 pts [+5, +56] · 3 cases × 2 runs · inline · measured at …``."""
+    parts = [
+        lift_text(e.lift, e.ci_low, e.ci_high),
+        n_text(e.cases, e.runs),
+        e.mode,
+        where_text(e),
+    ]
+    source = f"{e.dataset}:{e.split}" + (" (skill card digest)" if e.source == "card" else "")
+    return f"{e.model}  " + " · ".join(parts) + f" · {source}"
+
+
+def evidence_lines(evidence: SkillEvidence | None) -> list[str]:
+    """Lines for one skill: a line per model, notes, or that nothing is published."""
+    if evidence is None:
+        return []
+    lines = [model_line(m) for m in evidence.models]
+    if not lines:
+        lines.append(NO_RESULTS)
+    lines += [f"note: {n}" for n in evidence.notes]
+    return lines
