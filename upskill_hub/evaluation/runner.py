@@ -42,9 +42,10 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from upskill_hub.errors import UpskillHubError, UsageError
+from upskill_hub.errors import Param, UpskillHubError, UsageError
 from upskill_hub.evaluation.config import EvalConfig, SkillLike
 from upskill_hub.evaluation.provider_pool import ProviderPool
+from upskill_hub.evaluation.records import RunSession
 from upskill_hub.evaluation.results import EvalResult, Progress
 from upskill_hub.evaluation.resume import check_resume
 from upskill_hub.evaluation.run_dir import (
@@ -80,7 +81,9 @@ __all__ = [
 def _check_cases(cases: Sequence[TestCase]) -> list[TestCase]:
     cases = list(cases)
     if not cases:
-        raise UsageError("no test cases: add skill_meta.json to the skill or pass --tests FILE")
+        raise UsageError(
+            "no test cases: add skill_meta.json to the skill or pass ", Param("cases", "FILE")
+        )
     ids = [c.id for c in cases]
     dupes = sorted({i for i in ids if ids.count(i) > 1})
     if dupes:
@@ -173,7 +176,11 @@ async def _run(
             path = Path(plan.run_dir)
             path.mkdir(parents=True, exist_ok=True)
             if any(path.iterdir()):
-                raise UsageError(f"{path}: run folder is not empty (use --resume to continue it)")
+                raise UsageError(
+                    f"{path}: run folder is not empty (use ",
+                    Param("resume_from"),
+                    " to continue it)",
+                )
         else:
             path = create_run_dir(plan.output_root, skill.name)
         folder = RunFolder(path)
@@ -189,9 +196,9 @@ async def _run(
             skill_ref=plan.skill_ref,
         )
         folder.write_tests(cases)
-    session_info = {"started_at": utc_now(), "finished_at": None, "samples": 0}
-    info["sessions"] = [*info.get("sessions", []), session_info]
-    info["status"] = "running"
+    session_info = RunSession(started_at=utc_now())
+    info.sessions.append(session_info)
+    info.status = "running"
     folder.write_info(info)
 
     work = SessionWork(pending=[k for k in keys if k not in done], done=done, total=len(keys))
@@ -208,10 +215,10 @@ async def _run(
             raise UpskillHubError(f"{folder.samples_file}: cannot write samples ({exc})") from exc
         finally:
             samples = sorted(session.done.values(), key=sample_order(model_ids, cases))
-            session_info["finished_at"] = utc_now()
-            session_info["samples"] = len(samples) - session.resumed
-            info["finished_at"] = session_info["finished_at"]
-            info["status"] = status
+            session_info.finished_at = utc_now()
+            session_info.samples = len(samples) - session.resumed
+            info.finished_at = session_info.finished_at
+            info.status = status
             folder.write_info(info)
 
     from upskill_hub.evaluation.statistics import summarize
@@ -223,7 +230,7 @@ async def _run(
         run_dir=folder.path,
         samples=samples,
         stats=stats,
-        summary=summary,
+        summary=summary.to_dict(),
         expected=len(keys),
         cancelled=session.cancelled,
     )
@@ -232,7 +239,7 @@ async def _run(
         try:
             from upskill_hub.evaluation.chart import write_lift_chart
 
-            write_lift_chart(summary["models"], folder.chart_file, title=f"{skill.name}: lift")
+            write_lift_chart(summary.models, folder.chart_file, title=f"{skill.name}: lift")
         except Exception as exc:  # the chart is a nicety; the numbers are in summary.json
             result.warnings.append(f"lift.png not written: {type(exc).__name__}: {exc}")
     return result

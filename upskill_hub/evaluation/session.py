@@ -16,7 +16,7 @@ from collections import deque
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from upskill_hub.errors import ProviderError, UpskillHubError
+from upskill_hub.errors import Param, ProviderError, UpskillHubError
 from upskill_hub.evaluation.prompts import build_messages, prompt_hash
 from upskill_hub.evaluation.results import Progress
 from upskill_hub.evaluation.retry import RetriesExhausted, RetrySchedule, complete_with_retries
@@ -190,7 +190,7 @@ class Session:
     async def _judge(self, model: str | None, messages: list[Message]) -> str:
         spec = model or self.config.judge_model
         if spec is None:
-            raise ProviderError("no judge model configured (--judge-model)")
+            raise ProviderError("no judge model configured (", Param("judge_model"), ")")
         provider = await self.providers.judge(spec)
         params = GenerationParams(
             temperature=0.0,
