@@ -3,15 +3,60 @@
 Every error the user can cause or fix derives from :class:`UpskillHubError`. The CLI turns these
 into one line and an exit code in exactly one place (``upskill_hub.cli.main``); the library never
 prints them itself.
+
+A message that names a parameter of the library (``runs``, ``models``, ``force``) holds it as a
+:class:`Param` part: ``str(err)`` says ``runs must be at least 1 (got 0)``, ``err.param`` is
+``"runs"``, and the CLI prints the same message with the flag instead
+(``--runs must be at least 1 (got 0)``, :func:`UpskillHubError.render`).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Param:
+    """A library parameter named in an error message; ``str()`` is its Python name.
+
+    ``metavar`` is what a command line writes after the flag in this message (``FILE`` in
+    ``--tests FILE``); the library's own message leaves it out.
+    """
+
+    name: str
+    metavar: str | None = None
+
+    def __str__(self) -> str:
+        return self.name
+
 
 class UpskillHubError(Exception):
-    """Base class. ``str(err)`` is a one-line message naming the file, field, flag or repo."""
+    """Base class. ``str(err)`` is a one-line message naming the file, field, parameter or repo.
+
+    Built from parts: plain text, and :class:`Param` for each parameter the message names.
+    ``param`` is the parameter at fault: the one given as ``param=``, else the first one named
+    (None when there is none); ``params`` are all the parameters the message names.
+    """
 
     exit_code: int = 1
+
+    def __init__(self, *parts: object, param: str | None = None) -> None:
+        self.parts: tuple[object, ...] = parts
+        self._param = param
+        super().__init__("".join(str(p) for p in parts))
+
+    @property
+    def params(self) -> tuple[str, ...]:
+        return tuple(p.name for p in self.parts if isinstance(p, Param))
+
+    @property
+    def param(self) -> str | None:
+        return self._param or next(iter(self.params), None)
+
+    def render(self, name: Callable[[Param], str]) -> str:
+        """The message with each parameter written as ``name(param)`` (the CLI: its flag)."""
+        return "".join(name(p) if isinstance(p, Param) else str(p) for p in self.parts)
 
 
 class UsageError(UpskillHubError):
@@ -31,7 +76,7 @@ class InvalidSkill(UpskillHubError):
 
 
 class InvalidTestFile(UpskillHubError):
-    """A test-case file (skill_meta.json or --tests FILE) that cannot be read."""
+    """A test-case file (skill_meta.json or a ``tests`` file) that cannot be read."""
 
 
 class UnsafeSkill(UpskillHubError):
@@ -47,13 +92,12 @@ class HubError(UpskillHubError):
 
     def __init__(
         self,
-        message: str,
-        *,
+        *message: object,
         status: int | None = None,
         repo_id: str | None = None,
         revision: str | None = None,
     ) -> None:
-        super().__init__(message)
+        super().__init__(*message)
         self.status = status
         self.repo_id = repo_id
         self.revision = revision
@@ -68,7 +112,7 @@ class RevisionNotFound(HubError):
 
 
 class LockError(UpskillHubError):
-    """The lock file is missing, unreadable, or would change under ``--frozen``."""
+    """The lock file is missing, unreadable, or would change under ``frozen``."""
 
 
 class Undetermined(UpskillHubError):
@@ -80,7 +124,7 @@ class Undetermined(UpskillHubError):
 
 
 class LocalModifications(UpskillHubError):
-    """An installed skill was edited locally; ``--force`` overwrites."""
+    """An installed skill was edited locally; ``force`` overwrites."""
 
 
 class ProviderError(UpskillHubError):
@@ -92,13 +136,12 @@ class ProviderError(UpskillHubError):
 
     def __init__(
         self,
-        message: str,
-        *,
+        *message: object,
         retryable: bool = False,
         status: int | None = None,
         retry_after: float | None = None,
     ) -> None:
-        super().__init__(message)
+        super().__init__(*message)
         self.retryable = retryable
         self.status = status
         self.retry_after = retry_after

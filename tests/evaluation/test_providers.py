@@ -434,7 +434,7 @@ def test_canonical_model_ids(spec: str, base_url: str | None, expected: str) -> 
     ("spec", "words"),
     [
         ("", "empty"),
-        ("my-model", "needs --base-url"),
+        ("my-model", "needs base_url"),
         ("gpt-4o", "openai:gpt-4o"),
         ("claude-sonnet-4-5", "anthropic:claude-sonnet-4-5"),
         ("hf:just-a-name", "ORG/MODEL"),
@@ -447,6 +447,8 @@ def test_unknown_model_strings(spec: str, words: str) -> None:
     message = str(info.value)
     assert repr(spec) in message and words in message
     assert "hf:ORG/MODEL[:PROVIDER]" in message and "haiku" in message
+    assert "--" not in message and info.value.param == "models"
+    assert "base_url" in info.value.params
 
 
 @pytest.mark.parametrize(

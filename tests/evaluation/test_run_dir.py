@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from upskill_hub.errors import UsageError
+from upskill_hub.evaluation.records import RunInfo, RunSummary
 from upskill_hub.evaluation.run_dir import (
     RunFolder,
     SampleLog,
@@ -84,10 +85,10 @@ def test_folder_files_are_written_atomically_and_load_back(tmp_path: Path) -> No
         files={"a.txt": "x"},
         assertions=({"type": "contains", "values": ["y"]},),
     )
-    folder.write_info({"format": 1, "run_id": "run"})
+    folder.write_info(RunInfo(format=1, run_id="run"))
     folder.write_tests([case])
     folder.rewrite_samples([sample(outcome="error"), sample()])
-    folder.write_summary({"models": []})
+    folder.write_summary(RunSummary(models=[]))
     assert sorted(p.name for p in folder.path.iterdir()) == [
         "run.json",
         "samples.jsonl",
@@ -95,10 +96,10 @@ def test_folder_files_are_written_atomically_and_load_back(tmp_path: Path) -> No
         "tests.json",
     ]
     record = load_run(folder.path)
-    assert record.info["run_id"] == "run"
+    assert record.info.run_id == "run"
     assert record.cases == [case]
     assert [s.outcome for s in record.samples] == ["pass"]
-    assert record.summary == {"models": []}
+    assert record.summary == RunSummary(models=[])
 
 
 def test_missing_run_json_is_a_usage_error(tmp_path: Path) -> None:

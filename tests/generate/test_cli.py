@@ -85,7 +85,7 @@ def test_from_trace(fixture: str, fmt: str, evidence: list[str], tmp_path: Path)
     for text in evidence:
         assert text in first
     assert "<trace>" in first and "CONDENSED" not in first  # small fixtures fit whole
-    assert "iteration 1: lift +0.50" in proc.stderr
+    assert "iteration 1: lift +50 pts" in proc.stderr
     skill_dir = Path(out["skill_dir"])
     assert skill_dir == tmp_path / "skills" / "item-codes"
     meta = json.loads((skill_dir / "skill_meta.json").read_text())["metadata"]

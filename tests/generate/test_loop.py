@@ -176,7 +176,7 @@ def test_failure_evidence_holds_full_outputs_and_reasons(servers: Servers, tmp_p
     assert "NOTE: this evidence was shortened" not in refine
     # passing cases are not failures, and the results and history are there
     assert "Case `item-1`" not in refine
-    assert "lift +0.50" in refine
+    assert "lift +50 pts" in refine
     assert "iteration 1 (generated)" in refine
 
 

@@ -19,6 +19,12 @@ from upskill_hub.evaluation.statistics import STATS_VERSION, summarize
 from upskill_hub.evaluation.types import AssertionResult, Sample
 from upskill_hub.skill.testcases import TestCase
 
+
+def _write_json(path: Path, data: dict[str, object]) -> None:
+    """A run folder file as eval writes it (the bytes on disk, not through the records)."""
+    path.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+
+
 MODELS = ("openai:gpt-4.1-mini", "anthropic:claude-haiku-4-5")
 CASES = (
     TestCase(
@@ -134,7 +140,8 @@ def make_run_folder(
         argv += ["--tests", str(folder.tests_file)]
     argv += ["--temperature", "0"]
     argv += ["--max-tokens", "1024", "--seed", "7"]
-    folder.write_info(
+    _write_json(
+        folder.run_file,
         {
             "format": FORMAT_VERSION,
             "stats_version": STATS_VERSION,
@@ -167,7 +174,7 @@ def make_run_folder(
             "sessions": [{"started_at": started_at, "finished_at": started_at, "samples": 24}],
             "reproduce": shlex.join(argv),
             "resume": shlex.join(["upskill-hub", "eval", ref, "--resume", str(folder.path)]),
-        }
+        },
     )
     folder.write_tests(list(cases), {"generated_by": "hand"})
     samples = [
@@ -181,7 +188,8 @@ def make_run_folder(
         "".join(json.dumps(s.to_dict()) + "\n" for s in samples), encoding="utf-8"
     )
     stats = [m.to_dict(extended=True) for m in summarize(samples)]
-    folder.write_summary(
+    _write_json(
+        folder.summary_file,
         {
             "format": FORMAT_VERSION,
             "stats_version": STATS_VERSION,
@@ -197,7 +205,7 @@ def make_run_folder(
             "skipped_assertions": 0,
             "generated_at": started_at,
             "models": stats,
-        }
+        },
     )
     if chart:
         atomic_write_bytes(folder.chart_file, render_lift_chart(stats))

@@ -16,6 +16,7 @@ from typing import Any
 
 from tests.cli_runner import run_cli
 from tests.support.llm_servers import last_user_message, openai_server, system_prompt
+from upskill_hub import formatting
 from upskill_hub.publish.dataset_card import run_section
 from upskill_hub.publish.results_dataset import read_run, summary_rows
 from upskill_hub.publish.skill_card import results_markdown
@@ -82,7 +83,10 @@ def test_every_surface_prints_the_same_lift_and_interval(tmp_path: Path) -> None
     # results show (a run folder)
     shown = run_cli("results", "show", str(run_dir))
     assert shown.returncode == 0, shown.stderr
-    cards_text = f"+50 pp ({lo:+d} to {hi:+d}; 10 cases × 2 runs)"
+    # one way to write a lift everywhere (upskill_hub.formatting): +50 pts [+10, +90]
+    lift_text = f"+50 pts [{lo:+d}, {hi:+d}]"
+    assert formatting.lift(stored["lift"], stored["lift_ci95"]) == lift_text
+    cards_text = f"{lift_text} (10 cases × 2 runs)"
     assert cards_text in shown.stdout
     # dataset card and skill card, from the dataset's summary rows
     record = read_run(run_dir)
@@ -98,7 +102,7 @@ def test_every_surface_prints_the_same_lift_and_interval(tmp_path: Path) -> None
     assert cards_text in skill_card
     # the Space table
     (space_row,) = tables.summary_rows(summary["models"])
-    assert space_row[1] == f"+50 pts ({lo:+d} to {hi:+d}; 10 cases × 2 runs)"
+    assert space_row[1] == cards_text
     assert "the skill helps" in space_row[2]
     # the per-case table: which cases the skill fixes, and pass^k per arm
     per_case = run_cli("results", "show", str(run_dir), "--cases")
@@ -127,7 +131,7 @@ def test_space_says_what_a_null_result_could_have_seen() -> None:
         "with_skill": {"pass_rate": 0.5, "passed": 8, "total": 16, "errors": 0},
     }
     (row,) = tables.summary_rows([model])
-    assert row[1] == "+0 pts (-20 to +20; 8 cases × 2 runs)"
-    assert row[2] == "– no measurable effect at this n (this eval can only see lifts above ±31 pts)"
+    assert row[1] == "+0 pts [-20, +20] (8 cases × 2 runs)"
+    assert row[2] == "— no measurable effect at this n (this eval can only see lifts above ±31 pts)"
     (helps,) = tables.summary_rows([{**model, "verdict": "helps"}])
     assert "can only see" not in helps[2]

@@ -150,7 +150,7 @@ def test_skill_card_update_keeps_the_rest(tmp_path: Path, unique_repo_id: str) -
     section = card.split("## Results", 1)[1].split("## Files", 1)[0]
     assert NO_RESULTS not in section
     assert f"[{unique_repo_id}]({pushed.url})" in section
-    assert "| `openai:gpt-4.1-mini` | 33% (2–94%) | 100% (14–100%) | +67 pp" in section
+    assert "| `openai:gpt-4.1-mini` | 33% [2, 94] | 100% [14, 100] | +67 pts" in section
 
     # as a pull request: main keeps the direct update, the PR carries the new one
     again = push_results(
@@ -171,7 +171,7 @@ def test_local_skill_without_repo_is_refused_before_uploading(
     tmp_path: Path, unique_repo_id: str
 ) -> None:
     folder = make_run_folder(tmp_path, FIRST, repo_id=None, revision=None)
-    with pytest.raises(UsageError, match="--skill-repo"):
+    with pytest.raises(UsageError, match="skill_repo"):
         push_results(folder, unique_repo_id, update_skill_card=True)
     assert not HfApi().repo_exists(unique_repo_id, repo_type="dataset")
 

@@ -9,6 +9,7 @@ import yaml
 
 from tests.publish.run_folders import CASES, make_run_folder
 from upskill_hub.evaluation.config import EvalConfig
+from upskill_hub.evaluation.records import RunInfo
 from upskill_hub.evaluation.run_dir import RunFolder, load_run
 from upskill_hub.evaluation.run_info import new_run_info
 from upskill_hub.publish.dataset_card import build_dataset_card, portable_command
@@ -27,7 +28,7 @@ def _skill(tmp: Path, license: str | None = "Apache-2.0") -> Path:
     return write_skill(tmp / "kernel-builder", fm, "\n# Kernels\n", TestSuite(list(CASES)))
 
 
-def _info(tmp: Path, cases: list[TestCase], **hub: str | None) -> dict[str, object]:
+def _info(tmp: Path, cases: list[TestCase], **hub: str | None) -> RunInfo:
     skill = load_skill(_skill(tmp))
     folder = RunFolder(tmp / "run")
     config = EvalConfig(models=["fake-model"], runs=2)
@@ -49,28 +50,27 @@ def _info(tmp: Path, cases: list[TestCase], **hub: str | None) -> dict[str, obje
 
 def test_skill_own_cases_give_no_tests_flag(tmp_path: Path) -> None:
     info = _info(tmp_path, list(CASES))
-    argv = shlex.split(str(info["reproduce"]))
+    argv = shlex.split(str(info.reproduce))
     assert "--tests" not in argv
-    assert info["custom_tests"] is False
-    skill = info["skill"]
-    assert isinstance(skill, dict)
-    assert skill["source"] == "local" and skill["license"] == "Apache-2.0"
+    assert info.custom_tests is False
+    assert info.skill.source == "local" and info.skill.license == "Apache-2.0"
+    data = info.to_dict()
+    assert data["custom_tests"] is False and data["skill"]["source"] == "local"
 
 
 def test_other_cases_keep_the_tests_flag(tmp_path: Path) -> None:
     info = _info(tmp_path, list(CASES[:2]))
-    argv = shlex.split(str(info["reproduce"]))
+    argv = shlex.split(str(info.reproduce))
     assert argv[argv.index("--tests") + 1] == str(tmp_path / "run" / "tests.json")
-    assert info["custom_tests"] is True
+    assert info.custom_tests is True
 
 
 def test_hub_skill_is_pinned_to_its_commit(tmp_path: Path) -> None:
     # the caller's ref (what the visitor typed, unpinned) gives way to the commit evaluated
     info = _info(tmp_path, list(CASES), repo_id="ns/kb", revision=COMMIT, skill_ref="ns/kb")
-    argv = shlex.split(str(info["reproduce"]))
+    argv = shlex.split(str(info.reproduce))
     assert argv[2] == f"ns/kb@{COMMIT}"
-    skill = info["skill"]
-    assert isinstance(skill, dict) and skill["source"] == "hub"
+    assert info.skill.source == "hub" and info.skill.repo_id == "ns/kb"
 
 
 # ---- the dataset card

@@ -65,12 +65,12 @@ def test_push_show_compare(tmp_path: Path, unique_repo_id: str) -> None:
     assert shown["models"][0]["with_skill"]["pass_rate"] == 0.666667
     table = _ok("results", "show", f"{unique_repo_id}:{pushed['split']}")
     assert pushed["split"] in table
-    assert "33% (2–94%)" in table and "+67 pp (-100 to +100; 3 cases × 2 runs)" in table
+    assert "33% [2, 94]" in table and "+67 pts [-100, +100] (3 cases × 2 runs)" in table
     assert "no measurable effect at this n" in table  # three cases: by case, too few
 
     compared = _ok("results", "compare", str(first), unique_repo_id)
     assert "Δ lift" in compared and "anthropic:claude-haiku-4-5" in compared
-    assert "-33 pp" in compared  # openai: with skill 100% -> 67%, lift +67 -> +33
+    assert "-33 pts" in compared  # openai: with skill 100% -> 67%, lift +67 -> +33
     data = json.loads(_ok("results", "compare", str(first), str(second), "--format", "json"))
     assert data["a"]["split"] == pushed["split"]
     assert data["models"][0]["lift_delta"] == pytest.approx(-1 / 3, abs=1e-5)

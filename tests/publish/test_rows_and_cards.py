@@ -10,6 +10,7 @@ import pytest
 
 from tests.publish.run_folders import make_run_folder
 from upskill_hub.errors import UsageError
+from upskill_hub.evaluation.records import RunInfo
 from upskill_hub.evaluation.run_dir import read_samples
 from upskill_hub.publish.dataset_card import build_dataset_card, run_section, run_sections
 from upskill_hub.publish.results_dataset import (
@@ -130,7 +131,7 @@ def test_card_keeps_metadata_and_earlier_runs(tmp_path: Path) -> None:
     assert "- agent-skills" in card1 and "- skill-evaluation" in card1
     assert "pretty_name: kernel-builder skill evaluation results" in card1
     assert "![Pass rate per model with and without the skill](charts/run_a.png)" in card1
-    row1 = "| `openai:gpt-4.1-mini` | 33% (2–94%) | 100% (14–100%) | +67 pp (-100 to +100; 3 "
+    row1 = "| `openai:gpt-4.1-mini` | 33% [2, 94] | 100% [14, 100] | +67 pts [-100, +100] (3 "
     assert row1 + "cases × 2 runs)" in card1
     assert "upskill-hub eval local-user/kernel-builder@0123456789abcdef" in card1
     old_section = run_sections(card1.split("---\n", 2)[2])["run_a"]
@@ -174,12 +175,13 @@ def test_skill_card_section_and_target(run_folder: Path) -> None:
     )
     assert "[ns/results](https://hub.example/datasets/ns/results)" in markdown
     # lift by case: mean over cases of (with - without) = +67, not 83% - 20% over samples
-    assert "| `anthropic:claude-haiku-4-5` | 20% (1–87%) | 83% (15–99%) | +67 pp" in markdown
+    assert "| `anthropic:claude-haiku-4-5` | 20% [1, 87] | 83% [15, 99] | +67 pts" in markdown
     assert "## " not in markdown
     assert skill_card_repo(record.info, None) == "local-user/kernel-builder"
     assert skill_card_repo(record.info, "other/skill") == "other/skill"
-    with pytest.raises(UsageError, match="--skill-repo"):
-        skill_card_repo({"skill": {"name": "x", "repo_id": None}}, None)
+    with pytest.raises(UsageError, match="skill_repo") as err:
+        skill_card_repo(RunInfo.from_dict({"skill": {"name": "x", "repo_id": None}}), None)
+    assert err.value.param == "update_skill_card" and "skill_repo" in err.value.params
     with pytest.raises(UsageError):
         skill_card_repo(record.info, "not a repo")
 
@@ -198,12 +200,12 @@ def test_bad_sources_and_flags_are_usage_errors(tmp_path: Path, run_folder: Path
         ("justaname", None, "no such run folder"),
         ("ns/results:", None, "empty split"),
         ("ns/results:run_a", "run_b", "give the split once"),
-        (str(run_folder), "run_a", "--split applies to a Hub dataset"),
+        (str(run_folder), "run_a", "split applies to a Hub dataset"),
         ("bad id!/x", None, "not a Hub repo id"),
     ]:
         with pytest.raises(UsageError, match=re.escape(needle)):
             load_results(source, split)
-    with pytest.raises(UsageError, match="--update-skill-card"):
+    with pytest.raises(UsageError, match="update_skill_card"):
         push_results(run_folder, "ns/results", create_pr=True)
     with pytest.raises(UsageError, match="without '@revision'"):
         push_results(run_folder, "ns/results@main")

@@ -134,4 +134,5 @@ def test_several_skills_error_is_typed_and_names_them(tmp_path: Path, unique_rep
     with pytest.raises(SeveralSkills) as err:
         fetch_skill(unique_repo_id, hub=Hub(token=False))
     assert err.value.names == ["alpha", "beta"] and err.value.repo_id == unique_repo_id
-    assert isinstance(err.value, UsageError) and "--skill" in str(err.value)
+    assert isinstance(err.value, UsageError) and err.value.param == "skill"
+    assert str(err.value).endswith("name one with skill")

@@ -368,7 +368,8 @@ def test_enforce_raises_on_errors_in_one_line() -> None:
         enforce(findings, allow_unsafe=False)
     message = str(info.value)
     assert "\n" not in message
-    assert "2 error" in message and "SKILL.md:7" in message and "--allow-unsafe" in message
+    assert "2 error" in message and "SKILL.md:7" in message and "allow_unsafe" in message
+    assert info.value.param == "allow_unsafe" and "--" not in message
 
 
 def test_enforce_allows_and_returns_lines() -> None:

@@ -239,10 +239,10 @@ def test_summary_rows_show_intervals_lift_and_verdict() -> None:
     samples += [_sample("with_skill", "pass", "yes", r) for r in (1, 2, 3, 4, 5)]
     [row] = tables.live_summary_rows(samples)
     assert row[0] == "m"
-    assert row[3].startswith("0% (0–") and row[3].endswith("0/5")
-    assert row[4].startswith("100% (") and row[4].endswith("5/5")
+    assert row[3].startswith("0% [0, ") and row[3].endswith("0/5")
+    assert row[4].startswith("100% [") and row[4].endswith("5/5")
     # one case run five times is one observation of the lift: no verdict (issue: by case)
-    assert row[1].startswith("+100 pts (") and "too few cases" in row[2]
+    assert row[1].startswith("+100 pts [") and "too few cases" in row[2]
 
 
 # --------------------------------------------------------------------------- whole runs

@@ -21,7 +21,9 @@ from upskill_hub.errors import UpskillHubError
 def exit_code_for(exc: BaseException) -> int | None:
     """Print the one-line error for a library, OS or Ctrl-C failure; its exit code (else None)."""
     if isinstance(exc, UpskillHubError):
-        print(f"error: {exc}", file=sys.stderr)
+        from upskill_hub.cli.flags import error_text
+
+        print(f"error: {error_text(exc)}", file=sys.stderr)
         return exc.exit_code
     if isinstance(exc, OSError):  # a path the user gave that cannot be read or written
         where = f"{exc.filename}: " if exc.filename else ""

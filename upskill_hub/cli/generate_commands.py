@@ -75,6 +75,7 @@ def generate_command(
 ) -> None:
     """Generate a skill with a teacher model, measure its lift on students, refine on failures."""
     from upskill_hub.evaluation.types import GenerationParams
+    from upskill_hub.formatting import lift, points
     from upskill_hub.generate import GenerateConfig, generate
     from upskill_hub.generate.teacher import DEFAULT_TEACHER_PARAMS
 
@@ -112,16 +113,15 @@ def generate_command(
     out.print(f"skill: {result.skill_dir}  ({result.tests} tests)", markup=False)
     for rec in result.history:
         mark = "*" if rec.iteration == result.best_iteration else " "
-        lift = "n/a" if rec.lift is None else f"{rec.lift:+.2f}"
-        ci = "" if rec.lift_ci95 is None else f" [{rec.lift_ci95[0]:+.2f}, {rec.lift_ci95[1]:+.2f}]"
         state = "accepted" if rec.accepted else "rejected"
         out.print(
-            f"{mark} iteration {rec.iteration} ({rec.origin}): lift {lift}{ci} {state}",
+            f"{mark} iteration {rec.iteration} ({rec.origin}): "
+            f"lift {lift(rec.lift, rec.lift_ci95)} {state}",
             markup=False,
         )
-    lift = "n/a" if best.lift is None else f"{best.lift:+.2f}"
     out.print(
-        f"best: iteration {best.iteration}, lift {lift}; stopped: {result.stop_reason}",
+        f"best: iteration {best.iteration}, lift {points(best.lift)}; "
+        f"stopped: {result.stop_reason}",
         markup=False,
     )
     out.print(f"work folder: {result.work_dir}", markup=False)

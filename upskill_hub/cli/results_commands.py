@@ -123,6 +123,8 @@ def show(
 def _print_cases(case_tables: dict[str, dict[str, Any]]) -> None:
     from rich.table import Table
 
+    from upskill_hub.formatting import NONE, percent, points
+
     out = console()
     for model, data in case_tables.items():
         table = Table(title=f"{model}: cases", title_justify="left")
@@ -130,12 +132,12 @@ def _print_cases(case_tables: dict[str, dict[str, Any]]) -> None:
             table.add_column(column, justify="right" if column in ("diff",) else "left")
         for row in data["cases"]:
             arms = [row.get("baseline"), row.get("with_skill")]
-            cells = ["—" if a is None else f"{a['passed']}/{a['graded']}" for a in arms]
+            cells = [NONE if a is None else f"{a['passed']}/{a['graded']}" for a in arms]
             diff = row.get("diff")
             table.add_row(
                 str(row["case_id"]),
                 *cells,
-                "—" if diff is None else f"{diff * 100:+.0f} pts",
+                points(diff),
                 str(row["category"]).replace("_", " "),
             )
         out.print(table)
@@ -144,10 +146,7 @@ def _print_cases(case_tables: dict[str, dict[str, Any]]) -> None:
         k = data["pass_all_runs"]
         out.print(
             "pass^k (every run of a case passed): "
-            + ", ".join(
-                f"{arm.replace('_', ' ')} {'—' if v is None else f'{v * 100:.0f}%'}"
-                for arm, v in k.items()
-            ),
+            + ", ".join(f"{arm.replace('_', ' ')} {percent(v)}" for arm, v in k.items()),
             highlight=False,
         )
 

@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from upskill_hub.atomic_io import atomic_write_text
+from upskill_hub.evaluation.records import RunInfo
 from upskill_hub.evaluation.run_dir import utc_now
 from upskill_hub.evaluation.types import Sample
 
@@ -90,9 +91,9 @@ def _summary(runs: list[dict[str, Any]]) -> dict[str, Any]:
     return out
 
 
-def benchmark(info: dict[str, Any], samples: Sequence[Sample]) -> dict[str, Any]:
+def benchmark(info: RunInfo, samples: Sequence[Sample]) -> dict[str, Any]:
     """The content of benchmark.json for a run (``info`` is run.json)."""
-    models = list(info.get("models") or dict.fromkeys(s.model for s in samples))
+    models = list(info.models or dict.fromkeys(s.model for s in samples))
     by_model: dict[str, list[dict[str, Any]]] = {m: [] for m in models}
     for s in samples:
         run = {
@@ -107,18 +108,17 @@ def benchmark(info: dict[str, Any], samples: Sequence[Sample]) -> dict[str, Any]
         by_model.setdefault(s.model, []).append(run)
     summaries = {m: _summary(runs) for m, runs in by_model.items()}
     first = models[0] if models else None
-    skill = info.get("skill") or {}
     return {
         "metadata": {
-            "skill_name": skill.get("name"),
-            "skill_path": skill.get("ref"),
+            "skill_name": info.skill.name or None,
+            "skill_path": info.skill.ref,
             "executor_model": first,
-            "mode": info.get("mode", "inline"),
+            "mode": info.mode or "inline",
             "timestamp": utc_now(),
-            "evals_run": list(info.get("case_ids") or []),
-            "runs_per_configuration": info.get("runs"),
-            "run_id": info.get("run_id"),
-            "tool": info.get("tool"),
+            "evals_run": list(info.case_ids),
+            "runs_per_configuration": info.runs,
+            "run_id": info.run_id or None,
+            "tool": info.tool or None,
         },
         "runs": [
             {k: v for k, v in run.items() if k != "errors"}
@@ -130,7 +130,7 @@ def benchmark(info: dict[str, Any], samples: Sequence[Sample]) -> dict[str, Any]
     }
 
 
-def write_benchmark(run_dir: Path, info: dict[str, Any], samples: Sequence[Sample]) -> Path:
+def write_benchmark(run_dir: Path, info: RunInfo, samples: Sequence[Sample]) -> Path:
     """Write ``benchmark.json`` into ``run_dir`` atomically; returns its path."""
     path = Path(run_dir) / BENCHMARK_FILE
     text = json.dumps(benchmark(info, samples), indent=2, ensure_ascii=False) + "\n"

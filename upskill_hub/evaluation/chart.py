@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from upskill_hub.atomic_io import atomic_write_bytes
+from upskill_hub.formatting import points
 
 _preload_lock = threading.Lock()
 _preloader: threading.Thread | None = None
@@ -119,7 +120,7 @@ def render_lift_chart(models: Sequence[dict[str, Any]], *, title: str = "Skill l
         lift = m.get("lift")
         if lift is not None:
             ax.annotate(
-                f"lift {lift * 100:+.0f} pts",
+                f"lift {points(lift)}",
                 (x, 104),
                 ha="center",
                 fontsize=8,

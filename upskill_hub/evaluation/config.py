@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Protocol
 from urllib.parse import urlsplit
 
-from upskill_hub.errors import UsageError
+from upskill_hub.errors import Param, UsageError
 from upskill_hub.evaluation.agent.settings import AgentSettings
 from upskill_hub.evaluation.types import ARMS, Arm, GenerationParams
 
@@ -16,7 +16,7 @@ __all__ = ["EvalConfig", "SkillLike", "check_base_url"]
 
 
 def check_base_url(url: str | None) -> None:
-    """:class:`UsageError` naming ``--base-url`` unless ``url`` is None or an http(s) URL with a
+    """:class:`UsageError` naming ``base_url`` unless ``url`` is None or an http(s) URL with a
     host."""
     if url is None:
         return
@@ -24,9 +24,11 @@ def check_base_url(url: str | None) -> None:
         parts = urlsplit(url)
         parts.port  # noqa: B018 - raises ValueError for a port that is not a number
     except ValueError as exc:
-        raise UsageError(f"--base-url {url!r}: not a valid URL ({exc})") from None
+        raise UsageError(Param("base_url"), f" {url!r}: not a valid URL ({exc})") from None
     if parts.scheme not in ("http", "https") or not parts.hostname:
-        raise UsageError(f"--base-url {url!r}: give an http:// or https:// URL with a host")
+        raise UsageError(
+            Param("base_url"), f" {url!r}: give an http:// or https:// URL with a host"
+        )
 
 
 class SkillLike(Protocol):
@@ -80,23 +82,25 @@ class EvalConfig:
     def validate(self) -> None:
         """Raise :class:`UsageError` for values no run can use."""
         if not self.models:
-            raise UsageError("no model given (--model)")
+            raise UsageError("no model given (", Param("models"), ")")
         dupes = sorted({m for m in self.models if self.models.count(m) > 1})
         if dupes:
-            raise UsageError(f"--model given twice: {', '.join(dupes)}")
+            raise UsageError(Param("models"), f" given twice: {', '.join(dupes)}")
         if self.runs < 1:
-            raise UsageError(f"--runs must be at least 1 (got {self.runs})")
+            raise UsageError(Param("runs"), f" must be at least 1 (got {self.runs})")
         if self.concurrency < 1:
-            raise UsageError(f"--concurrency must be at least 1 (got {self.concurrency})")
+            raise UsageError(Param("concurrency"), f" must be at least 1 (got {self.concurrency})")
         if self.retries < 0:
-            raise UsageError(f"--retries must be 0 or more (got {self.retries})")
+            raise UsageError(Param("retries"), f" must be 0 or more (got {self.retries})")
         check_base_url(self.base_url)
         if self.agent is not None:
             self.agent.validate()
         p = self.params
         if p.max_tokens < 1:
-            raise UsageError(f"--max-tokens must be at least 1 (got {p.max_tokens})")
+            raise UsageError(Param("max_tokens"), f" must be at least 1 (got {p.max_tokens})")
         if p.timeout <= 0:
-            raise UsageError(f"--timeout must be positive (got {p.timeout:g})")
+            raise UsageError(Param("timeout"), f" must be positive (got {p.timeout:g})")
         if not 0 <= p.temperature <= 2:
-            raise UsageError(f"--temperature must be between 0 and 2 (got {p.temperature:g})")
+            raise UsageError(
+                Param("temperature"), f" must be between 0 and 2 (got {p.temperature:g})"
+            )

@@ -7,7 +7,7 @@ import asyncio
 import contextlib
 from typing import TYPE_CHECKING
 
-from upskill_hub.errors import UsageError
+from upskill_hub.errors import Param, UsageError
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -45,7 +45,7 @@ class ProviderPool:
         ids = [p.model_id for p in self.by_spec.values()]
         dupes = sorted({i for i in ids if ids.count(i) > 1})
         if dupes:
-            raise UsageError(f"--model names the same model twice: {', '.join(dupes)}")
+            raise UsageError(Param("models"), f" names the same model twice: {', '.join(dupes)}")
 
     @classmethod
     def for_config(cls, config: EvalConfig, given: dict[str, Provider] | None) -> ProviderPool:

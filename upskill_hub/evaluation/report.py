@@ -9,6 +9,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+from upskill_hub.formatting import NONE, interval, percent, points
+
 if TYPE_CHECKING:
     from rich.console import Console
     from rich.table import Table
@@ -16,32 +18,20 @@ if TYPE_CHECKING:
 VERDICT_STYLES = {"helps": "bold green", "hurts": "bold red"}
 
 
-def _pct(value: float | None) -> str:
-    return "—" if value is None else f"{value * 100:.0f}%"
-
-
-def _ci(ci: Sequence[float | None] | None, *, signed: bool = False) -> str:
-    if not ci or ci[0] is None or ci[1] is None:
-        return ""
-    if signed:
-        return f"[{ci[0] * 100:+.0f}, {ci[1] * 100:+.0f}]"
-    return f"[{ci[0] * 100:.0f}, {ci[1] * 100:.0f}]"
-
-
 def _num(value: float | None, fmt: str = ".0f") -> str:
-    return "—" if value is None else format(value, fmt)
+    return NONE if value is None else format(value, fmt)
 
 
 def _arm_cells(arm: dict[str, Any]) -> list[str]:
     tokens = arm.get("tokens") or {}
     latency = arm.get("latency_s")
     return [
-        _pct(arm.get("pass_rate")),
-        _ci(arm.get("ci95")),
+        percent(arm.get("pass_rate")),
+        interval(arm.get("ci95")),
         str(arm.get("total", 0)),
         str(arm.get("errors", 0)),
         f"{_num(tokens.get('input'))}/{_num(tokens.get('output'))}",
-        "—" if latency is None else f"{latency:.2f}s",
+        NONE if latency is None else f"{latency:.2f}s",
     ]
 
 
@@ -77,10 +67,10 @@ def build_tables(models: Sequence[dict[str, Any]], *, title: str | None = None) 
         verdict = str(stats.get("verdict", ""))
         lift.add_row(
             stats["model"],
-            "—" if value is None else f"{value * 100:+.0f} pts",
-            _ci(stats.get("lift_ci95"), signed=True),
+            points(value),
+            interval(stats.get("lift_ci95"), signed=True),
             lift_n(stats),
-            "—" if savings is None else f"{savings * 100:+.0f}%",
+            NONE if savings is None else f"{savings * 100:+.0f}%",
             f"[{VERDICT_STYLES.get(verdict, 'yellow')}]{verdict}[/]",
         )
     return [rates, lift]
@@ -89,7 +79,7 @@ def build_tables(models: Sequence[dict[str, Any]], *, title: str | None = None) 
 def lift_n(stats: dict[str, Any]) -> str:
     """``10×5``: the cases behind the lift (graded in both arms) and the runs per case."""
     if stats.get("lift") is None:
-        return "—"
+        return NONE
     cases = stats.get("lift_cases", stats.get("cases", 0))
     return f"{cases}×{stats.get('runs', 0)}"
 

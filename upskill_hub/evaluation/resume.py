@@ -7,9 +7,10 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from upskill_hub.errors import UsageError
+from upskill_hub.errors import Param, UsageError
 from upskill_hub.evaluation.agent.settings import AgentSettings
 from upskill_hub.evaluation.config import EvalConfig
+from upskill_hub.evaluation.records import RunInfo
 from upskill_hub.evaluation.run_dir import FORMAT_VERSION, RunFolder
 from upskill_hub.evaluation.types import GenerationParams
 from upskill_hub.skill.testcases import TestCase
@@ -61,7 +62,9 @@ def run_settings(
         cases = tests
     elif resume is None and not cases:
         where = f"{skill_path}: " if skill_path else ""
-        raise UsageError(f"{where}no test cases (no skill_meta.json); pass --tests FILE")
+        raise UsageError(
+            f"{where}no test cases (no skill_meta.json); pass ", Param("tests", "FILE")
+        )
     models = list(overrides.models) if overrides.models else base.models
     params = base.params
     if resume is None and overrides.max_tokens is None:
@@ -91,21 +94,23 @@ def run_settings(
 
 def check_resume(
     folder: RunFolder,
-    info: dict[str, Any],
+    info: RunInfo,
     model_ids: list[str],
     cases: list[TestCase],
     config: EvalConfig,
     skill_sha: str,
 ) -> None:
     """Raise :class:`UsageError` unless ``config``, ``cases`` and SKILL.md match the run."""
-    where = f"--resume {folder.path}"
-    if info.get("format") != FORMAT_VERSION:
-        raise UsageError(f"{where}: unknown run folder format {info.get('format')!r}")
-    stored_models = list(info.get("models", []))
+    where = (Param("resume_from"), f" {folder.path}")
+    if info.format != FORMAT_VERSION:
+        raise UsageError(*where, f": unknown run folder format {info.format!r}")
+    stored_models = info.models
     if set(stored_models) != set(model_ids):
         raise UsageError(
-            f"{where}: the run used models {', '.join(stored_models)}, "
-            f"not {', '.join(model_ids)} (omit --model to reuse the run's models)"
+            *where,
+            f": the run used models {', '.join(stored_models)}, not {', '.join(model_ids)} (omit ",
+            Param("models"),
+            " to reuse the run's models)",
         )
     stored_cases = folder.read_tests()
     if [c.to_dict() for c in stored_cases] != [c.to_dict() for c in cases]:
@@ -113,52 +118,55 @@ def check_resume(
             {c.id for c in stored_cases}.symmetric_difference({c.id for c in cases})
         ) or [a.id for a, b in zip(stored_cases, cases, strict=False) if a.to_dict() != b.to_dict()]
         raise UsageError(
-            f"{where}: the test cases differ from the run's tests.json "
-            f"({', '.join(changed) or 'order'}); omit --tests to reuse them"
+            *where,
+            ": the test cases differ from the run's tests.json "
+            f"({', '.join(changed) or 'order'}); omit ",
+            Param("cases"),
+            " to reuse them",
         )
-    if int(info.get("runs", 0)) != config.runs:
-        raise UsageError(f"{where}: the run has --runs {info.get('runs')}, not {config.runs}")
-    if list(info.get("arms", [])) != list(config.arms):
-        raise UsageError(f"{where}: the run's arms are {info.get('arms')}, not {list(config.arms)}")
-    stored_params = info.get("params", {})
+    if info.runs != config.runs:
+        raise UsageError(
+            *where, ": the run has ", Param("runs"), f" {info.runs}, not {config.runs}"
+        )
+    if info.arms != list(config.arms):
+        raise UsageError(*where, f": the run's arms are {info.arms}, not {list(config.arms)}")
     for name in ("temperature", "max_tokens", "seed"):
-        if stored_params.get(name) != getattr(config.params, name):
+        stored = getattr(info.params, name)
+        if stored != getattr(config.params, name):
             raise UsageError(
-                f"{where}: the run used {name}={stored_params.get(name)!r}, "
-                f"not {getattr(config.params, name)!r}"
+                *where,
+                f": the run used {name}={stored!r}, not {getattr(config.params, name)!r}",
             )
     mode = "inline" if config.agent is None else "agent"
-    if (info.get("mode") or "inline") != mode:
-        raise UsageError(f"{where}: the run used --mode {info.get('mode')}, not --mode {mode}")
-    stored_sha = info.get("skill", {}).get("skill_md_sha256")
+    if info.mode != mode:
+        raise UsageError(
+            *where,
+            ": the run used ",
+            Param("mode"),
+            f" {info.mode}, not ",
+            Param("mode"),
+            f" {mode}",
+        )
+    stored_sha = info.skill.skill_md_sha256
     if stored_sha and stored_sha != skill_sha:
-        raise UsageError(f"{where}: SKILL.md changed since the run started; start a new run")
+        raise UsageError(*where, ": SKILL.md changed since the run started; start a new run")
 
 
 def config_from_run(path: Path) -> tuple[EvalConfig, list[TestCase]]:
     """The config and cases a run folder was started with (no API key: it was never stored)."""
     folder = RunFolder(Path(path))
     info = folder.read_info()
-    if info.get("format") != FORMAT_VERSION:
-        raise UsageError(f"{folder.path}: unknown run folder format {info.get('format')!r}")
-    params = info.get("params", {})
-    defaults = GenerationParams()
+    if info.format != FORMAT_VERSION:
+        raise UsageError(f"{folder.path}: unknown run folder format {info.format!r}")
     config = EvalConfig(
-        models=list(info.get("model_specs") or info.get("models") or []),
-        runs=int(info.get("runs", 1)),
-        concurrency=int(info.get("concurrency", 4)),
-        params=GenerationParams(
-            temperature=float(params.get("temperature", defaults.temperature)),
-            max_tokens=int(params.get("max_tokens", defaults.max_tokens)),
-            seed=params.get("seed"),
-            timeout=float(params.get("timeout", defaults.timeout)),
-        ),
-        retries=int(info.get("retries", 3)),
-        base_url=info.get("base_url"),
-        no_baseline=list(info.get("arms", [])) == ["with_skill"],
-        judge_model=info.get("judge_model"),
-        agent=AgentSettings.from_dict(info.get("agent") or {})
-        if info.get("mode") == "agent"
-        else None,
+        models=list(info.model_specs or info.models),
+        runs=info.runs,
+        concurrency=info.concurrency,
+        params=info.params,
+        retries=info.retries,
+        base_url=info.base_url,
+        no_baseline=info.arms == ["with_skill"],
+        judge_model=info.judge_model,
+        agent=AgentSettings.from_dict(info.agent or {}) if info.mode == "agent" else None,
     )
     return config, folder.read_tests()

@@ -3,10 +3,11 @@
 Layout (``FORMAT_VERSION`` 1)::
 
     runs/20261122-013045-<skill>-<6 hex>/     unique per run; never reused unless resumed
-      run.json        what was asked: run_id, skill {name, path, repo_id, revision,
-                      skill_md_sha256}, models (canonical ids), runs, arms, case_ids,
-                      params {temperature, max_tokens, seed, timeout}, retries, concurrency,
-                      base_url (credentials stripped), judge_model, tool {name, version},
+      run.json        what was asked (``records.RunInfo``): run_id, skill {name, path,
+                      repo_id, revision, skill_md_sha256}, models (canonical ids), runs,
+                      arms, case_ids, params {temperature, max_tokens, seed, timeout},
+                      retries, concurrency, base_url (credentials stripped), judge_model,
+                      tool {name, version},
                       started_at, finished_at, status (running | complete | cancelled |
                       interrupted; still "running" after a kill), sessions [{started_at,
                       finished_at, samples}], reproduce (the exact command to run the same eval
@@ -16,7 +17,8 @@ Layout (``FORMAT_VERSION`` 1)::
       samples.jsonl   one ``Sample.to_dict()`` per line, appended (flush + fsync) as each sample
                       finishes. At most one line per key (model, case_id, run, arm) once a run
                       or resume session ends; a truncated last line (after a kill) is ignored.
-      summary.json    written atomically at the end of each session: {"format", "run_id",
+      summary.json    written atomically at the end of each session
+                      (``records.RunSummary``): {"format", "run_id",
                       "skill", "revision", "run_dir", "complete", "cancelled", "samples",
                       "expected_samples", "errors", "skipped_assertions", "generated_at",
                       "models": [ModelStats.to_dict(), ...]}.
@@ -44,6 +46,7 @@ from typing import Any
 
 from upskill_hub.atomic_io import append_lines, atomic_write_text
 from upskill_hub.errors import UsageError
+from upskill_hub.evaluation.records import RunInfo, RunSummary
 from upskill_hub.evaluation.types import Sample
 from upskill_hub.skill.testcases import TestCase, TestSuite, dump_suite, read_suite
 
@@ -156,14 +159,17 @@ class RunFolder:
     def chart_file(self) -> Path:
         return self.path / CHART_FILE
 
-    def write_info(self, info: dict[str, Any]) -> None:
-        atomic_write_text(self.run_file, _json_text(info))
+    def write_info(self, info: RunInfo) -> None:
+        atomic_write_text(self.run_file, _json_text(info.to_dict()))
 
-    def read_info(self) -> dict[str, Any]:
+    def read_info(self) -> RunInfo:
         data = _read_json(self.run_file)
         if not isinstance(data, dict):
             raise UsageError(f"{self.run_file}: not a run description")
-        return data
+        try:
+            return RunInfo.from_dict(data)
+        except (TypeError, ValueError) as exc:
+            raise UsageError(f"{self.run_file}: not a run description ({exc})") from None
 
     def write_tests(self, cases: list[TestCase], metadata: dict[str, Any] | None = None) -> None:
         atomic_write_text(self.tests_file, dump_suite(TestSuite(list(cases), dict(metadata or {}))))
@@ -181,14 +187,19 @@ class RunFolder:
         text = "".join(json.dumps(s.to_dict(), ensure_ascii=False) + "\n" for s in samples)
         atomic_write_text(self.samples_file, text)
 
-    def write_summary(self, summary: dict[str, Any]) -> None:
-        atomic_write_text(self.summary_file, _json_text(summary))
+    def write_summary(self, summary: RunSummary) -> None:
+        atomic_write_text(self.summary_file, _json_text(summary.to_dict()))
 
-    def read_summary(self) -> dict[str, Any] | None:
+    def read_summary(self) -> RunSummary | None:
         if not self.summary_file.exists():
             return None
         data = _read_json(self.summary_file)
-        return data if isinstance(data, dict) else None
+        if not isinstance(data, dict):
+            return None
+        try:
+            return RunSummary.from_dict(data)
+        except (TypeError, ValueError) as exc:
+            raise UsageError(f"{self.summary_file}: not a run summary ({exc})") from None
 
 
 @dataclass
@@ -196,10 +207,10 @@ class RunRecord:
     """A run folder read back: what publish and the Space consume."""
 
     folder: RunFolder
-    info: dict[str, Any]
+    info: RunInfo
     cases: list[TestCase]
     samples: list[Sample] = field(default_factory=list)
-    summary: dict[str, Any] | None = None
+    summary: RunSummary | None = None
 
 
 def load_run(path: Path) -> RunRecord:

@@ -1,5 +1,6 @@
-"""What a run folder says about its run: run.json at the start, summary.json at the end, and the
-command that reproduces the run (never an API key, never credentials in a URL).
+"""What a run folder says about its run: run.json at the start, summary.json at the end (built
+here as :mod:`~upskill_hub.evaluation.records`), and the command that reproduces the run (never
+an API key, never credentials in a URL).
 
 The reproduce command names the skill as someone else can fetch it: ``ns/name@<commit>`` for a
 Hub skill (pinned to the commit evaluated), else the local path (``skill.source`` in run.json
@@ -15,13 +16,14 @@ import hashlib
 import shlex
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 from urllib.parse import urlsplit, urlunsplit
 
 from upskill_hub import __version__
+from upskill_hub.evaluation.records import RunInfo, RunSkill, RunSummary, params_dict
 from upskill_hub.evaluation.run_dir import FORMAT_VERSION, RunFolder, utc_now
 from upskill_hub.evaluation.statistics import LIFT_METHOD, STATS_VERSION, prompt_rejected
-from upskill_hub.evaluation.types import GenerationParams, Sample
+from upskill_hub.evaluation.types import Sample
 from upskill_hub.skill.testcases import TestCase
 
 if TYPE_CHECKING:
@@ -83,15 +85,6 @@ def reproduce_command(
     return shlex.join(argv)
 
 
-def params_dict(params: GenerationParams) -> dict[str, Any]:
-    return {
-        "temperature": params.temperature,
-        "max_tokens": params.max_tokens,
-        "seed": params.seed,
-        "timeout": params.timeout,
-    }
-
-
 def skill_sha256(text: str) -> str:
     return "sha256:" + hashlib.sha256(text.encode("utf-8")).hexdigest()
 
@@ -112,8 +105,8 @@ def new_run_info(
     repo_id: str | None,
     revision: str | None,
     skill_ref: str | None,
-) -> dict[str, Any]:
-    """The content of run.json for a new run folder (its sessions still empty)."""
+) -> RunInfo:
+    """run.json for a new run folder (its sessions still empty)."""
     if repo_id:  # pinned: the commit evaluated, whatever revision the caller asked for
         ref = f"{repo_id}@{revision}" if revision else (skill_ref or repo_id)
     else:
@@ -121,73 +114,73 @@ def new_run_info(
     own_cases = list(getattr(skill, "tests", None) or [])
     custom_tests = not own_cases or not same_cases(cases, own_cases)
     license_ = getattr(skill, "license", None)
-    return {
-        "format": FORMAT_VERSION,
-        "run_id": folder.path.name,
-        "tool": {"name": "upskill-hub", "version": __version__},
-        "skill": {
-            "name": skill.name,
-            "path": str(Path(skill.path).resolve()) if not repo_id else str(skill.path),
-            "repo_id": repo_id,
-            "revision": revision,
-            "skill_md_sha256": skill_sha,
-            "ref": ref,
-            "source": "hub" if repo_id else "local",
-            "license": license_ if isinstance(license_, str) and license_.strip() else None,
-        },
-        "custom_tests": custom_tests,
-        "models": model_ids,
-        "model_specs": list(config.models),
-        "runs": config.runs,
-        "arms": list(config.arms),
-        "case_ids": [c.id for c in cases],
-        "params": params_dict(config.params),
-        "retries": config.retries,
-        "concurrency": config.concurrency,
-        "base_url": public_url(config.base_url),
-        "judge_model": config.judge_model,
-        "mode": "inline" if config.agent is None else "agent",
-        **({} if config.agent is None else {"agent": config.agent.to_dict()}),
-        "started_at": utc_now(),
-        "finished_at": None,
-        "status": "running",
-        "sessions": [],
-        "reproduce": reproduce_command(
+    return RunInfo(
+        format=FORMAT_VERSION,
+        run_id=folder.path.name,
+        tool={"name": "upskill-hub", "version": __version__},
+        skill=RunSkill(
+            name=skill.name,
+            path=str(Path(skill.path).resolve()) if not repo_id else str(skill.path),
+            repo_id=repo_id,
+            revision=revision,
+            skill_md_sha256=skill_sha,
+            ref=ref,
+            source="hub" if repo_id else "local",
+            license=license_ if isinstance(license_, str) and license_.strip() else None,
+        ),
+        custom_tests=custom_tests,
+        models=model_ids,
+        model_specs=list(config.models),
+        runs=config.runs,
+        arms=list(config.arms),
+        case_ids=[c.id for c in cases],
+        params=config.params,
+        retries=config.retries,
+        concurrency=config.concurrency,
+        base_url=public_url(config.base_url),
+        judge_model=config.judge_model,
+        mode="inline" if config.agent is None else "agent",
+        agent=None if config.agent is None else config.agent.to_dict(),
+        started_at=utc_now(),
+        finished_at=None,
+        status="running",
+        sessions=[],
+        reproduce=reproduce_command(
             ref, config.models, config, folder.tests_file if custom_tests else None
         ),
-        "resume": shlex.join(["upskill-hub", "eval", ref, "--resume", str(folder.path)]),
-    }
+        resume=shlex.join(["upskill-hub", "eval", ref, "--resume", str(folder.path)]),
+    )
 
 
 def build_summary(
-    info: dict[str, Any],
+    info: RunInfo,
     folder: RunFolder,
     samples: list[Sample],
     stats: list[ModelStats],
     expected: int,
     cancelled: bool,
-) -> dict[str, Any]:
-    """The content of summary.json."""
+) -> RunSummary:
+    """summary.json."""
     done = sum(1 for s in samples if s.outcome != "error")
     skipped = sum(1 for s in samples for a in s.assertions if a.status == "skipped")
-    return {
-        "format": FORMAT_VERSION,
+    return RunSummary(
+        format=FORMAT_VERSION,
         # 2: lift and its interval by test case (paired t); absent (1): Newcombe over samples
-        "stats_version": STATS_VERSION,
-        "lift_method": LIFT_METHOD,
-        "run_id": info["run_id"],
-        "skill": info["skill"]["name"],
-        "revision": info["skill"].get("revision"),
-        "mode": info.get("mode", "inline"),
-        "run_dir": str(folder.path),
-        "complete": done == expected,
-        "cancelled": cancelled,
-        "samples": len(samples),
-        "expected_samples": expected,
-        "errors": sum(1 for s in samples if s.outcome == "error"),
+        stats_version=STATS_VERSION,
+        lift_method=LIFT_METHOD,
+        run_id=info.run_id,
+        skill=info.skill.name,
+        revision=info.skill.revision,
+        mode=info.mode or "inline",
+        run_dir=str(folder.path),
+        complete=done == expected,
+        cancelled=cancelled,
+        samples=len(samples),
+        expected_samples=expected,
+        errors=sum(1 for s in samples if s.outcome == "error"),
         # errors refused for their prompt (context length, content filter): graded as fails
-        "rejected": sum(1 for s in samples if prompt_rejected(s)),
-        "skipped_assertions": skipped,
-        "generated_at": utc_now(),
-        "models": [m.to_dict(extended=True) for m in stats],
-    }
+        rejected=sum(1 for s in samples if prompt_rejected(s)),
+        skipped_assertions=skipped,
+        generated_at=utc_now(),
+        models=[m.to_dict(extended=True) for m in stats],
+    )

@@ -27,7 +27,8 @@ kept, summary.json is written, and the result says ``cancelled``.
 
 This module ties the pieces together (:func:`run_eval`, and :func:`evaluate` for threads without
 an event loop); the pieces live in ``config`` (:class:`EvalConfig`), ``results``
-(:class:`Progress`, :class:`EvalResult`), ``provider_pool`` (one provider per model),
+(:class:`Progress`, :class:`EvalResult`), ``run_plan`` (:class:`RunPlan`, :class:`RunHooks`:
+what a run is given besides its config), ``provider_pool`` (one provider per model),
 ``schedule`` (sample keys and their order), ``session`` (workers, retries, grading, recording),
 ``resume`` (continuing a run folder) and ``run_info`` (run.json, summary.json, the reproduce
 command).
@@ -38,12 +39,14 @@ from __future__ import annotations
 import asyncio
 import threading
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from upskill_hub.errors import UpskillHubError, UsageError
+from upskill_hub.errors import Param, UpskillHubError, UsageError
 from upskill_hub.evaluation.config import EvalConfig, SkillLike
 from upskill_hub.evaluation.provider_pool import ProviderPool
+from upskill_hub.evaluation.records import RunSession
 from upskill_hub.evaluation.results import EvalResult, Progress
 from upskill_hub.evaluation.resume import check_resume
 from upskill_hub.evaluation.run_dir import (
@@ -55,21 +58,33 @@ from upskill_hub.evaluation.run_dir import (
     utc_now,
 )
 from upskill_hub.evaluation.run_info import build_summary, new_run_info, skill_sha256
+from upskill_hub.evaluation.run_plan import RunHooks, RunPlan
 from upskill_hub.evaluation.schedule import all_keys, sample_order
-from upskill_hub.evaluation.session import Session
+from upskill_hub.evaluation.session import Session, SessionWork
 from upskill_hub.evaluation.types import Sample
 from upskill_hub.skill.testcases import TestCase
 
 if TYPE_CHECKING:
     from upskill_hub.evaluation.providers.base import Provider
 
-__all__ = ["EvalConfig", "EvalResult", "Progress", "evaluate", "run_eval"]
+__all__ = [
+    "EvalConfig",
+    "EvalResult",
+    "Progress",
+    "RunHooks",
+    "RunPlan",
+    "evaluate",
+    "run_eval",
+    "run_planned",
+]
 
 
 def _check_cases(cases: Sequence[TestCase]) -> list[TestCase]:
     cases = list(cases)
     if not cases:
-        raise UsageError("no test cases: add skill_meta.json to the skill or pass --tests FILE")
+        raise UsageError(
+            "no test cases: add skill_meta.json to the skill or pass ", Param("cases", "FILE")
+        )
     ids = [c.id for c in cases]
     dupes = sorted({i for i in ids if ids.count(i) > 1})
     if dupes:
@@ -95,40 +110,44 @@ async def run_eval(
 ) -> EvalResult:
     """Evaluate ``skill`` on ``cases`` for every model in ``config``; see the module docstring.
 
-    ``run_dir`` names a new folder to use (it must not exist or be empty); otherwise one is
-    created under ``output_root``. ``resume_from`` continues an existing run folder (models,
-    cases, runs, arms, temperature/max_tokens/seed and SKILL.md must match). ``providers`` maps
-    entries of ``config.models`` to ready providers (the caller keeps ownership); the others are
-    resolved here and closed at the end. ``on_sample`` is called in the event loop after each
-    sample is queued for disk. ``repo_id``/``revision`` record a Hub skill's origin;
-    ``skill_ref`` is how the reproduce command names the skill (default: repo_id@revision or
-    the path).
+    The keywords are those of :class:`RunPlan` (where the run folder goes, what run.json records
+    of the skill's origin; ``resume_from`` continues an existing run folder: models, cases, runs,
+    arms, temperature/max_tokens/seed and SKILL.md must match) and :class:`RunHooks`
+    (``on_sample``, ``cancel``, and ``providers`` the caller keeps; the others are resolved here
+    and closed at the end).
     """
+    plan = RunPlan(
+        run_dir=run_dir,
+        output_root=output_root,
+        resume_from=resume_from,
+        repo_id=repo_id,
+        revision=revision,
+        skill_ref=skill_ref,
+        write_chart=write_chart,
+    )
+    return await run_planned(skill, cases, config, plan, RunHooks(on_sample, cancel, providers))
+
+
+async def run_planned(
+    skill: SkillLike,
+    cases: Sequence[TestCase],
+    config: EvalConfig,
+    plan: RunPlan,
+    hooks: RunHooks | None = None,
+) -> EvalResult:
+    """:func:`run_eval` with its keywords given as a :class:`RunPlan` and :class:`RunHooks`."""
+    hooks = hooks or RunHooks()
     config.validate()
     case_list = _check_cases(cases)
-    if resume_from is not None and run_dir is not None:
+    if plan.resume_from is not None and plan.run_dir is not None:
         raise UsageError("give either a run folder to resume or a new run folder, not both")
-    pool = ProviderPool.for_config(config, providers)
+    pool = ProviderPool.for_config(config, hooks.providers)
     try:
         if config.agent is not None:
             from upskill_hub.evaluation.agent.arms import check_tool_support
 
             check_tool_support(pool.all())
-        return await _run(
-            skill,
-            case_list,
-            config,
-            pool,
-            run_dir=run_dir,
-            output_root=output_root,
-            resume_from=resume_from,
-            on_sample=on_sample,
-            cancel=cancel,
-            repo_id=repo_id,
-            revision=revision,
-            skill_ref=skill_ref,
-            write_chart=write_chart,
-        )
+        return await _run(skill, case_list, config, pool, plan, hooks)
     finally:
         await pool.aclose()
 
@@ -138,23 +157,15 @@ async def _run(
     cases: list[TestCase],
     config: EvalConfig,
     pool: ProviderPool,
-    *,
-    run_dir: Path | None,
-    output_root: Path,
-    resume_from: Path | None,
-    on_sample: Callable[[Sample, Progress], None] | None,
-    cancel: asyncio.Event | None,
-    repo_id: str | None,
-    revision: str | None,
-    skill_ref: str | None,
-    write_chart: bool,
+    plan: RunPlan,
+    hooks: RunHooks,
 ) -> EvalResult:
     model_ids = pool.model_ids
     skill_sha = skill_sha256(skill.skill_md_text)
     keys = all_keys(model_ids, cases, config.runs, config.arms)
     done: dict[SampleKey, Sample] = {}
-    if resume_from is not None:
-        folder = RunFolder(Path(resume_from))
+    if plan.resume_from is not None:
+        folder = RunFolder(Path(plan.resume_from))
         info = folder.read_info()
         check_resume(folder, info, model_ids, cases, config, skill_sha)
         wanted = set(keys)
@@ -166,13 +177,17 @@ async def _run(
         # drop errored, duplicate and half-written lines before appending again
         folder.rewrite_samples(sorted(done.values(), key=sample_order(model_ids, cases)))
     else:
-        if run_dir is not None:
-            path = Path(run_dir)
+        if plan.run_dir is not None:
+            path = Path(plan.run_dir)
             path.mkdir(parents=True, exist_ok=True)
             if any(path.iterdir()):
-                raise UsageError(f"{path}: run folder is not empty (use --resume to continue it)")
+                raise UsageError(
+                    f"{path}: run folder is not empty (use ",
+                    Param("resume_from"),
+                    " to continue it)",
+                )
         else:
-            path = create_run_dir(output_root, skill.name)
+            path = create_run_dir(plan.output_root, skill.name)
         folder = RunFolder(path)
         info = new_run_info(
             folder,
@@ -181,23 +196,23 @@ async def _run(
             cases,
             config,
             skill_sha,
-            repo_id=repo_id,
-            revision=revision,
-            skill_ref=skill_ref,
+            repo_id=plan.repo_id,
+            revision=plan.revision,
+            skill_ref=plan.skill_ref,
         )
         folder.write_tests(cases)
-    session_info = {"started_at": utc_now(), "finished_at": None, "samples": 0}
-    info["sessions"] = [*info.get("sessions", []), session_info]
-    info["status"] = "running"
+    session_info = RunSession(started_at=utc_now())
+    info.sessions.append(session_info)
+    info.status = "running"
     folder.write_info(info)
 
-    pending = [k for k in keys if k not in done]
-    if write_chart:  # matplotlib loads in the background while the requests are in flight
+    if plan.write_chart:  # matplotlib loads in the background while the requests are in flight
         from upskill_hub.evaluation.chart import preload_after_first_call
 
-        on_sample = preload_after_first_call(on_sample)
+        hooks = replace(hooks, on_sample=preload_after_first_call(hooks.on_sample))
+    work = SessionWork(pending=[k for k in keys if k not in done], done=done, total=len(keys))
     log = SampleLog(folder.samples_file)
-    session = Session(config, pool, cases, skill, pending, done, len(keys), log, on_sample, cancel)
+    session = Session(config, pool, skill=skill, cases=cases, work=work, log=log, hooks=hooks)
     status = "interrupted"
     try:
         await session.run()
@@ -209,10 +224,10 @@ async def _run(
             raise UpskillHubError(f"{folder.samples_file}: cannot write samples ({exc})") from exc
         finally:
             samples = sorted(session.done.values(), key=sample_order(model_ids, cases))
-            session_info["finished_at"] = utc_now()
-            session_info["samples"] = len(samples) - session.resumed
-            info["finished_at"] = session_info["finished_at"]
-            info["status"] = status
+            session_info.finished_at = utc_now()
+            session_info.samples = len(samples) - session.resumed
+            info.finished_at = session_info.finished_at
+            info.status = status
             folder.write_info(info)
 
     from upskill_hub.evaluation.statistics import summarize
@@ -222,7 +237,7 @@ async def _run(
     if config.agent is not None:
         from upskill_hub.evaluation.agent.usage import agent_usage
 
-        summary["agent"] = agent_usage(samples)
+        summary.agent = agent_usage(samples)
     folder.write_summary(summary)
     from upskill_hub.evaluation.benchmark import write_benchmark
 
@@ -231,16 +246,16 @@ async def _run(
         run_dir=folder.path,
         samples=samples,
         stats=stats,
-        summary=summary,
+        summary=summary.to_dict(),
         expected=len(keys),
         cancelled=session.cancelled,
     )
     result.warnings += _unsent_params_warnings(pool, config)
-    if write_chart and samples:
+    if plan.write_chart and samples:
         try:
             from upskill_hub.evaluation.chart import write_lift_chart
 
-            write_lift_chart(summary["models"], folder.chart_file, title=f"{skill.name}: lift")
+            write_lift_chart(summary.models, folder.chart_file, title=f"{skill.name}: lift")
         except Exception as exc:  # the chart is a nicety; the numbers are in summary.json
             result.warnings.append(f"lift.png not written: {type(exc).__name__}: {exc}")
     return result
@@ -284,6 +299,16 @@ def evaluate(
     ``cancelled=True`` and the stats of what finished.
     """
 
+    plan = RunPlan(
+        run_dir=run_dir,
+        output_root=output_root,
+        resume_from=resume_from,
+        repo_id=repo_id,
+        revision=revision,
+        skill_ref=skill_ref,
+        write_chart=write_chart,
+    )
+
     async def main() -> EvalResult:
         event = asyncio.Event()
         watcher: asyncio.Task[None] | None = None
@@ -296,21 +321,8 @@ def evaluate(
 
             watcher = asyncio.create_task(watch())
         try:
-            return await run_eval(
-                skill,
-                cases,
-                config,
-                run_dir=run_dir,
-                output_root=output_root,
-                resume_from=resume_from,
-                on_sample=on_sample,
-                cancel=event,
-                providers=providers,
-                repo_id=repo_id,
-                revision=revision,
-                skill_ref=skill_ref,
-                write_chart=write_chart,
-            )
+            hooks = RunHooks(on_sample=on_sample, cancel=event, providers=providers)
+            return await run_planned(skill, cases, config, plan, hooks)
         finally:
             if watcher is not None:
                 watcher.cancel()

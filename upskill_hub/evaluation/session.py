@@ -13,10 +13,10 @@ from __future__ import annotations
 import asyncio
 import time
 from collections import deque
-from collections.abc import Callable
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from upskill_hub.errors import ProviderError, UpskillHubError
+from upskill_hub.errors import Param, ProviderError, UpskillHubError
 from upskill_hub.evaluation.prompts import build_messages, prompt_hash
 from upskill_hub.evaluation.results import Progress
 from upskill_hub.evaluation.retry import RetriesExhausted, RetrySchedule, complete_with_retries
@@ -37,8 +37,9 @@ if TYPE_CHECKING:
     from upskill_hub.evaluation.config import EvalConfig, SkillLike
     from upskill_hub.evaluation.provider_pool import ProviderPool
     from upskill_hub.evaluation.providers.base import Provider
+    from upskill_hub.evaluation.run_plan import RunHooks
 
-__all__ = ["Session"]
+__all__ = ["Session", "SessionWork"]
 
 _ERROR_MAX = 500
 
@@ -58,6 +59,16 @@ def capped_reply(text: str) -> tuple[str, str]:
     return kept, kept + note
 
 
+@dataclass
+class SessionWork:
+    """What one session has to do: the keys still to run (in scheduling order), the samples a
+    resumed run already holds, and how many samples the whole run has."""
+
+    pending: list[SampleKey]
+    done: dict[SampleKey, Sample]
+    total: int
+
+
 class Session:
     """The samples of one run_eval call: the pool, retries, grading and recording."""
 
@@ -65,26 +76,24 @@ class Session:
         self,
         config: EvalConfig,
         providers: ProviderPool,
-        cases: list[TestCase],
+        *,
         skill: SkillLike,
-        pending: list[SampleKey],
-        done: dict[SampleKey, Sample],
-        total: int,
+        cases: list[TestCase],
+        work: SessionWork,
         log: SampleLog,
-        on_sample: Callable[[Sample, Progress], None] | None,
-        cancel: asyncio.Event | None,
+        hooks: RunHooks,
     ) -> None:
         self.config = config
         self.providers = providers
         self.by_id = providers.by_id()
         self.cases = {c.id: c for c in cases}
-        self.pending = deque(pending)
-        self.done = done
-        self.total = total
+        self.pending = deque(work.pending)
+        self.done = done = work.done
+        self.total = work.total
         self.resumed = len(done)
         self.log = log
-        self.on_sample = on_sample
-        self.cancel = cancel
+        self.on_sample = hooks.on_sample
+        self.cancel = hooks.cancel
         self.cancelled = False
         self.halted = False
         self.redact = Redactor([config.api_key])
@@ -190,7 +199,7 @@ class Session:
     async def _judge(self, model: str | None, messages: list[Message]) -> str:
         spec = model or self.config.judge_model
         if spec is None:
-            raise ProviderError("no judge model configured (--judge-model)")
+            raise ProviderError("no judge model configured (", Param("judge_model"), ")")
         provider = await self.providers.judge(spec)
         params = GenerationParams(
             temperature=0.0,

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from upskill_hub.errors import UsageError
+from upskill_hub.errors import Param, UsageError
 from upskill_hub.evaluation.types import GenerationParams
 from upskill_hub.generate.evidence import DEFAULT_EVIDENCE_BUDGET
 from upskill_hub.generate.teacher import DEFAULT_REPAIRS, DEFAULT_TEACHER_PARAMS
@@ -16,7 +16,7 @@ __all__ = ["GenerateConfig"]
 
 @dataclass
 class GenerateConfig:
-    """How to generate. ``api_key`` goes only to ``--base-url`` servers and is never written."""
+    """How to generate. ``api_key`` goes only to ``base_url`` servers and is never written."""
 
     task: str = ""
     source: Path | None = None
@@ -41,15 +41,17 @@ class GenerateConfig:
 
     def validate(self) -> None:
         if not self.task.strip() and self.source is None:
-            raise UsageError("give a TASK (or --from a trace or skill folder)")
+            raise UsageError("give a TASK (or ", Param("source"), " a trace or skill folder)")
         if self.max_iterations < 1:
-            raise UsageError(f"--max-iterations must be at least 1 (got {self.max_iterations})")
+            raise UsageError(
+                Param("max_iterations"), f" must be at least 1 (got {self.max_iterations})"
+            )
         if self.runs < 1:
-            raise UsageError(f"--runs must be at least 1 (got {self.runs})")
+            raise UsageError(Param("runs"), f" must be at least 1 (got {self.runs})")
         if not self.students:
-            raise UsageError("no student model (--student)")
+            raise UsageError("no student model (", Param("students"), ")")
         dupes = sorted({s for s in self.students if self.students.count(s) > 1})
         if dupes:
-            raise UsageError(f"--student given twice: {', '.join(dupes)}")
+            raise UsageError(Param("students"), f" given twice: {', '.join(dupes)}")
         if self.repairs < 0:
             raise UsageError("repairs must be 0 or more")

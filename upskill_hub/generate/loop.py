@@ -55,7 +55,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from upskill_hub import __version__
-from upskill_hub.errors import InvalidSkill, ProviderError, UsageError
+from upskill_hub.errors import InvalidSkill, Param, ProviderError, UsageError
 from upskill_hub.evaluation.results import EvalResult
 from upskill_hub.evaluation.run_info import skill_sha256
 from upskill_hub.generate.config import GenerateConfig
@@ -279,7 +279,7 @@ class _Generator:
                 f"{verdict}; lift {fmt(rec.lift)} vs best {fmt(best.record.lift)} "
                 f"(iteration {best.record.iteration}): gain {fmt(gain)}, "
                 f"{'more' if rec.improved else 'not more'} than the best's interval "
-                f"half-width {margin:.2f}"
+                f"half-width {margin * 100:.0f} pts"
             )
         self.history.append(rec)
         self.emit(
@@ -419,7 +419,12 @@ class _Generator:
             return
         occupied = target.exists() and (not target.is_dir() or any(target.iterdir()))
         if occupied and not self.config.force:
-            raise UsageError(f"{target}: already exists; choose another --output or pass --force")
+            raise UsageError(
+                f"{target}: already exists; choose another ",
+                Param("output"),
+                " or pass ",
+                Param("force"),
+            )
 
     def _write(self, best: _Measured, target: Path, stop: StopReason) -> GenerateResult:
         from upskill_hub.atomic_io import atomic_write_text

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from upskill_hub.errors import UsageError
+from upskill_hub.errors import Param, UsageError
 from upskill_hub.generate.traces import (
     DEFAULT_TRACE_BUDGET,
     CondensedTrace,
@@ -65,11 +65,13 @@ def load_source(path: Path | None, *, trace_budget: int = DEFAULT_TRACE_BUDGET) 
         return Source("task")
     path = Path(path).expanduser()
     if not path.exists():
-        raise UsageError(f"--from {path}: no such file or folder")
+        raise UsageError(Param("source"), f" {path}: no such file or folder")
     folder = skill_dir_of(path)
     if folder.is_dir():
         if not (folder / SKILL_FILENAME).is_file():
-            raise UsageError(f"--from {path}: a folder must be a skill (it has no SKILL.md)")
+            raise UsageError(
+                Param("source"), f" {path}: a folder must be a skill (it has no SKILL.md)"
+            )
         skill = load_skill(folder)
         return Source("skill", folder, source_sha256(folder), skill=skill)
     trace = read_trace(path)

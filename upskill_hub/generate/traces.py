@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from upskill_hub.errors import UsageError
+from upskill_hub.errors import Param, UsageError
 
 TraceFormat = Literal["claude-code", "codex", "markdown"]
 EventKind = Literal["user", "assistant", "thinking", "tool_call", "tool_result", "error"]
@@ -124,7 +124,9 @@ def _json_lines(text: str, path: Path) -> list[dict[str, Any]]:
         if isinstance(row, dict):
             rows.append(row)
     if not rows:
-        raise UsageError(f"--from {path}: no JSON lines could be read ({bad} unreadable)")
+        raise UsageError(
+            Param("source"), f" {path}: no JSON lines could be read ({bad} unreadable)"
+        )
     return rows
 
 
@@ -143,8 +145,9 @@ def detect_format(path: Path, text: str) -> TraceFormat:
     if any(r.get("type") in ("user", "assistant") and "message" in r for r in rows):
         return "claude-code"
     raise UsageError(
-        f"--from {path}: unrecognised trace (expected a Claude Code or Codex session JSONL, "
-        "or a Markdown transcript)"
+        Param("source"),
+        f" {path}: unrecognised trace (expected a Claude Code or Codex session JSONL, "
+        "or a Markdown transcript)",
     )
 
 
@@ -154,12 +157,14 @@ def read_trace(path: Path) -> Trace:
     try:
         size = path.stat().st_size
         if size > MAX_TRACE_BYTES:
-            raise UsageError(f"--from {path}: {size / 1e6:.0f} MB is over the 50 MB trace limit")
+            raise UsageError(
+                Param("source"), f" {path}: {size / 1e6:.0f} MB is over the 50 MB trace limit"
+            )
         data = path.read_bytes()
     except FileNotFoundError:
-        raise UsageError(f"--from {path}: no such file") from None
+        raise UsageError(Param("source"), f" {path}: no such file") from None
     except OSError as exc:
-        raise UsageError(f"--from {path}: cannot read ({exc.strerror or exc})") from None
+        raise UsageError(Param("source"), f" {path}: cannot read ({exc.strerror or exc})") from None
     text = data.decode("utf-8", errors="replace").lstrip("\ufeff")
     fmt = detect_format(path, text)
     if fmt == "claude-code":
@@ -169,7 +174,7 @@ def read_trace(path: Path) -> Trace:
     else:
         events = parse_markdown(text)
     if not events:
-        raise UsageError(f"--from {path}: the {fmt} trace holds no messages")
+        raise UsageError(Param("source"), f" {path}: the {fmt} trace holds no messages")
     return Trace(path=path, format=fmt, events=events, sha256=sha256_bytes(data), size=len(data))
 
 

@@ -25,6 +25,7 @@ from typing import Any
 
 from huggingface_hub import DatasetCard, DatasetCardData
 
+from upskill_hub.evaluation.records import RunInfo, RunSkill
 from upskill_hub.evaluation.run_dir import RunRecord
 from upskill_hub.publish import summary_text as fmt
 
@@ -58,13 +59,12 @@ def tests_path(split: str) -> str:
     return f"tests/{split}.json"
 
 
-def used_custom_tests(info: dict[str, Any]) -> bool:
+def used_custom_tests(info: RunInfo) -> bool:
     """Whether the run used cases other than the skill's own (run.json ``custom_tests``; older
     run folders: whether their reproduce command passes ``--tests``)."""
-    flag = info.get("custom_tests")
-    if isinstance(flag, bool):
-        return flag
-    return "--tests" in shlex.split(str(info.get("reproduce") or ""))
+    if info.custom_tests is not None:
+        return info.custom_tests
+    return "--tests" in shlex.split(info.reproduce or "")
 
 
 def portable_command(command: str, tests_file: str | None) -> str:
@@ -87,28 +87,28 @@ def portable_command(command: str, tests_file: str | None) -> str:
     return shlex.join(out)
 
 
-def reproduce_lines(info: dict[str, Any], *, repo_id: str, split: str) -> list[str]:
+def reproduce_lines(info: RunInfo, *, repo_id: str, split: str) -> list[str]:
     """The "Reproduce" subsection: runnable elsewhere (see the module docstring)."""
-    command = info.get("reproduce")
+    command = info.reproduce
     if not command:
         return []
-    skill = info.get("skill") or {}
+    skill = info.skill
     custom = used_custom_tests(info)
     tests = tests_path(split) if custom else None
     lines = ["### Reproduce", ""]
-    if skill.get("repo_id"):
-        ref = skill.get("ref") or skill["repo_id"]
+    if skill.repo_id:
+        ref = skill.ref or skill.repo_id
         lines.append(
             f"The skill is pinned to the commit evaluated (`{ref}`); `upskill-hub eval` "
             "fetches it from the Hub."
         )
     else:
-        where = skill.get("ref") or skill.get("path")
+        where = skill.ref or skill.path
         lines.append(
             f"The skill was evaluated from a local folder (`{where}`), not from a Hub repo: "
             "it is not published with these results. Replace that path with your copy of the "
             "skill (its SKILL.md sha256 was "
-            f"`{skill.get('skill_md_sha256', '?')}`)."
+            f"`{skill.skill_md_sha256 or '?'}`)."
         )
     if custom:
         lines.append(
@@ -123,11 +123,11 @@ def reproduce_lines(info: dict[str, Any], *, repo_id: str, split: str) -> list[s
             shlex.join(["hf", "download", repo_id, tests, "--repo-type", "dataset"])
             + " --local-dir ."
         )
-    lines += [portable_command(str(command), tests), "```", ""]
+    lines += [portable_command(command, tests), "```", ""]
     return lines
 
 
-def card_license(meta: dict[str, Any], info: dict[str, Any]) -> tuple[str, str | None]:
+def card_license(meta: dict[str, Any], info: RunInfo) -> tuple[str, str | None]:
     """``(license, license_name)`` for the card: an existing specific license is kept, else the
     skill's (a Hub license id, or ``other`` with its name), else ``other``."""
     from upskill_hub.registry.card import _KNOWN_LICENSES
@@ -135,7 +135,7 @@ def card_license(meta: dict[str, Any], info: dict[str, Any]) -> tuple[str, str |
     current = str(meta.get("license") or "")
     if current and current != DEFAULT_LICENSE:
         return current, meta.get("license_name")
-    value = str((info.get("skill") or {}).get("license") or "").strip()
+    value = (info.skill.license or "").strip()
     if value.lower() in _KNOWN_LICENSES:
         return value.lower(), None
     slug = re.sub(r"[^a-z0-9]+", "-", value.lower()).strip("-")[:64]
@@ -148,8 +148,8 @@ def _assertion_kinds(record: RunRecord) -> list[str]:
     return sorted({str(a.get("type")) for case in record.cases for a in case.assertions})
 
 
-def _source(skill: dict[str, Any]) -> str:
-    repo, revision = skill.get("repo_id"), skill.get("revision")
+def _source(skill: RunSkill) -> str:
+    repo, revision = skill.repo_id, skill.revision
     if repo:
         return f"Hub repo `{repo}`" + (f" at revision `{revision}`" if revision else "")
     return "a local folder"
@@ -193,23 +193,23 @@ def run_section(
 ) -> str:
     """The Markdown section of one run: what was evaluated, results, chart, method, command."""
     info = record.info
-    skill = info.get("skill") or {}
-    params = info.get("params") or {}
-    models = ", ".join(f"`{m}`" for m in info.get("models") or fmt.by_model(rows))
-    arms = info.get("arms") or ["baseline", "with_skill"]
+    skill = info.skill
+    params = info.params
+    models = ", ".join(f"`{m}`" for m in info.models or fmt.by_model(rows))
+    arms = info.arms or ["baseline", "with_skill"]
     kinds = ", ".join(f"`{k}`" for k in _assertion_kinds(record)) or fmt.NONE
     complete = all(r.get("complete", True) for r in rows)
-    seed = params.get("seed")
+    seed = params.seed
     lines = [
         f"## Run `{split}`",
         "",
-        f"- **Skill:** `{skill.get('name', '?')}` from {_source(skill)}",
+        f"- **Skill:** `{skill.name or '?'}` from {_source(skill)}",
         f"- **Models:** {models}",
-        f"- **Cases × runs:** {len(record.cases)} × {info.get('runs', '?')}",
-        f"- **Started:** {info.get('started_at') or fmt.NONE}",
-        f"- **Finished:** {info.get('finished_at') or fmt.NONE}"
+        f"- **Cases × runs:** {len(record.cases)} × {info.runs}",
+        f"- **Started:** {info.started_at or fmt.NONE}",
+        f"- **Finished:** {info.finished_at or fmt.NONE}"
         + ("" if complete else " (incomplete: some samples missing or failed)"),
-        f"- **Tool:** upskill-hub {(info.get('tool') or {}).get('version', '?')}",
+        f"- **Tool:** upskill-hub {info.tool_version or '?'}",
         f"- **Split:** `{split}` of the `samples` and `summary` configs",
         "",
         "### Results",
@@ -229,10 +229,10 @@ def run_section(
         f"- Assertion kinds: {kinds}. A sample passes when no assertion fails or errors and "
         "at least one actually ran (skipped checks neither pass nor fail); failed requests "
         "count as errors and are left out of the rates.",
-        f"- {info.get('runs', '?')} run(s) per case; temperature {params.get('temperature', '?')}"
-        f", max tokens {params.get('max_tokens', '?')}, "
+        f"- {info.runs} run(s) per case; temperature {params.temperature}"
+        f", max tokens {params.max_tokens}, "
         + (f"seed {seed}." if seed is not None else "no seed."),
-        METHOD_V2 if (record.summary or {}).get("stats_version") else METHOD_V1,
+        METHOD_V2 if record.summary and record.summary.stats_version else METHOD_V1,
         "",
     ]
     lines += reproduce_lines(info, repo_id=repo_id, split=split)
@@ -289,7 +289,7 @@ def build_dataset_card(
         record, split=split, rows=rows, chart_path=chart_path, repo_id=repo_id
     )
     ordered = _newest_first(sections)
-    skill_name = str((record.info.get("skill") or {}).get("name") or "skill")
+    skill_name = record.info.skill.name or "skill"
     meta["license"], license_name = card_license(meta, record.info)
     if meta["license"] == DEFAULT_LICENSE and license_name:
         meta["license_name"] = license_name

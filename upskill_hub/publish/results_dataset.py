@@ -19,7 +19,8 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from upskill_hub.errors import HubError, UsageError
+from upskill_hub.errors import HubError, Param, UsageError
+from upskill_hub.evaluation.records import RunSummary
 from upskill_hub.evaluation.run_dir import SAMPLES_FILE, RunRecord, load_run
 from upskill_hub.secrets import Redactor
 from upskill_hub.skill.schemas import load_schema, schema_errors
@@ -81,7 +82,7 @@ def read_run(run_dir: Path) -> RunRecord:
     if not record.samples:
         raise UsageError(f"{record.folder.samples_file}: no samples to publish")
     if record.summary is None:
-        hint = record.info.get("resume") or "upskill-hub eval ... --resume RUN_DIR"
+        hint = record.info.resume or "upskill-hub eval ... --resume RUN_DIR"
         raise UsageError(f"{path}: no summary.json; finish the run first ({hint})")
     return record
 
@@ -98,21 +99,21 @@ def _refuse_links(path: Path) -> None:
 
 
 def run_id_of(record: RunRecord) -> str:
-    return str(record.info.get("run_id") or record.folder.path.name)
+    return record.info.run_id or record.folder.path.name
 
 
 def _skill_fields(record: RunRecord) -> dict[str, Any]:
-    skill = record.info.get("skill") or {}
+    skill = record.info.skill
+    summary_skill = record.summary.skill if record.summary else ""
     return {
-        "skill_name": str(skill.get("name") or (record.summary or {}).get("skill") or "skill"),
-        "skill_repo": skill.get("repo_id"),
-        "skill_commit": skill.get("revision"),
+        "skill_name": skill.name or summary_skill or "skill",
+        "skill_repo": skill.repo_id,
+        "skill_commit": skill.revision,
     }
 
 
 def _tool_version(record: RunRecord) -> str:
-    tool = record.info.get("tool") or {}
-    return str(tool.get("version") or "")
+    return record.info.tool_version or ""
 
 
 def sample_rows(record: RunRecord, redactor: Redactor | None = None) -> list[dict[str, Any]]:
@@ -144,7 +145,7 @@ def sample_rows(record: RunRecord, redactor: Redactor | None = None) -> list[dic
             "prompt_hash": s.prompt_hash,
             "tool_version": version,
             "finished_at": s.finished_at,
-            "mode": "agent" if record.info.get("mode") == "agent" else "inline",
+            "mode": "agent" if record.info.mode == "agent" else "inline",
             "turns": s.turns,
             "tool_calls": [t.to_dict() for t in s.tool_calls],
         }
@@ -172,10 +173,10 @@ def summary_rows(record: RunRecord, redactor: Redactor | None = None) -> list[di
     """One ``summary`` row per model and arm (schema ``summary``), from summary.json, secrets
     scrubbed as in :func:`sample_rows`."""
     redactor = redactor or Redactor()
-    summary = record.summary or {}
+    summary = record.summary or RunSummary()
     base = {"run_id": run_id_of(record), **_skill_fields(record)}
     rows = []
-    for model in summary.get("models") or []:
+    for model in summary.models:
         lift_ci = model.get("lift_ci95") or [None, None]
         shared = {
             "lift": model.get("lift"),
@@ -183,9 +184,9 @@ def summary_rows(record: RunRecord, redactor: Redactor | None = None) -> list[di
             "lift_ci_high": lift_ci[1],
             "token_savings": model.get("token_savings"),
             "verdict": str(model.get("verdict") or ""),
-            "complete": bool(summary.get("complete", True)),
-            "started_at": record.info.get("started_at"),
-            "finished_at": record.info.get("finished_at"),
+            "complete": summary.complete,
+            "started_at": record.info.started_at,
+            "finished_at": record.info.finished_at,
             "tool_version": _tool_version(record),
         }
         for arm in ("baseline", "with_skill"):
@@ -392,7 +393,13 @@ def push_results(
     if update_skill_card:
         target = skill_card_repo(record.info, skill_repo)
     elif skill_repo or create_pr:
-        raise UsageError("--skill-repo and --create-pr apply only with --update-skill-card")
+        raise UsageError(
+            Param("skill_repo"),
+            " and ",
+            Param("create_pr"),
+            " apply only with ",
+            Param("update_skill_card"),
+        )
     redactor = Redactor([token])
     split = split_name(run_id_of(record))
     samples = sample_rows(record, redactor)
@@ -414,7 +421,7 @@ def push_results(
         markdown = results_markdown(
             summary, record.info, dataset_repo=repo_id, dataset_url=url, split=split
         )
-        run = published_run(summary, record.info, dataset=repo_id, split=split)
+        run = published_run(summary, record.info.to_dict(), dataset=repo_id, split=split)
         card_commit, card_pr = update_results(
             hub, target, redactor(markdown), create_pr=create_pr, run=run
         )

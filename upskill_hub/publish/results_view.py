@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from upskill_hub.errors import HubError, RepoNotFound, UsageError
+from upskill_hub.errors import HubError, Param, RepoNotFound, UsageError
 from upskill_hub.publish.summary_text import ModelResult, by_model
 
 
@@ -100,11 +100,15 @@ def load_results(source: str | Path, split: str | None = None) -> RunResults:
     path = Path(text).expanduser()
     if path.exists():
         if split:
-            raise UsageError(f"{text}: --split applies to a Hub dataset, not a run folder")
+            raise UsageError(
+                f"{text}: ", Param("split"), " applies to a Hub dataset, not a run folder"
+            )
         return _local(path)
     repo, sep, named = text.partition(":")
     if sep and split and named != split:
-        raise UsageError(f"{text}: give the split once (':{named}' or --split {split})")
+        raise UsageError(
+            f"{text}: give the split once (':{named}' or ", Param("split"), f" {split})"
+        )
     if sep and not named:
         raise UsageError(f"{text!r}: empty split after ':'")
     if "/" not in repo or repo.startswith((".", "/", "~")):
@@ -160,7 +164,7 @@ def _local(path: Path) -> RunResults:
                 arm: (m.get(arm) or {}).get("pass_all_runs") for arm in ("baseline", "with_skill")
             },
         }
-        for m in (record.summary or {}).get("models") or []
+        for m in (record.summary.models if record.summary else [])
         if "case_table" in m
     }
     return RunResults(

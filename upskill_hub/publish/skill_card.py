@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from upskill_hub.errors import UsageError
+from upskill_hub.errors import Param, UsageError
 from upskill_hub.publish import summary_text as fmt
 from upskill_hub.registry.card import (
     RESULTS_HEADING,
@@ -22,39 +22,40 @@ from upskill_hub.registry.card import (
 )
 
 if TYPE_CHECKING:
+    from upskill_hub.evaluation.records import RunInfo
     from upskill_hub.registry.card_results import PublishedRun
     from upskill_hub.registry.hub import Hub
 
 CARD_FILE = "README.md"
 
 
-def skill_card_repo(info: dict[str, Any], skill_repo: str | None) -> str:
+def skill_card_repo(info: RunInfo, skill_repo: str | None) -> str:
     """The model repo whose card to update: ``skill_repo``, else the run's skill repo."""
     from upskill_hub.registry.hub import parse_spec
 
-    chosen = skill_repo or (info.get("skill") or {}).get("repo_id")
+    chosen = skill_repo or info.skill.repo_id
     if not chosen:
         raise UsageError(
-            "--update-skill-card: the run's skill came from a local folder; "
-            "name its Hub repo with --skill-repo NS/NAME"
+            Param("update_skill_card"),
+            ": the run's skill came from a local folder; name its Hub repo with ",
+            Param("skill_repo", "NS/NAME"),
         )
     repo_id, revision = parse_spec(str(chosen))
     if revision is not None and skill_repo:
-        raise UsageError(f"--skill-repo {skill_repo!r}: give NS/NAME without '@revision'")
+        raise UsageError(Param("skill_repo"), f" {skill_repo!r}: give NS/NAME without '@revision'")
     return repo_id
 
 
 def results_markdown(
     rows: list[dict[str, Any]],
-    info: dict[str, Any],
+    info: RunInfo,
     *,
     dataset_repo: str,
     dataset_url: str,
     split: str,
 ) -> str:
     """The section's content: a row per model and a link to the dataset."""
-    skill = info.get("skill") or {}
-    revision = skill.get("revision")
+    revision = info.skill.revision
     at = f" at revision `{revision}`" if revision else ""
     lines = [
         f"Measured with upskill-hub{at}: pass rate of each model on the skill's test cases "

@@ -1,8 +1,9 @@
 """Summary rows per model, and how their numbers are written in cards and tables.
 
 A summary row is one model in one arm (see ``schemas/summary.schema.json``); people read them
-per model: baseline beside with-skill, then the lift. Rates print as whole percents, lift as
-percentage points, tokens as the mean input + output tokens per graded sample.
+per model: baseline beside with-skill, then the lift. Numbers are written by
+:mod:`upskill_hub.formatting` (``85% [62, 95]``, ``+33 pts [+5, +56]``), tokens as the mean
+input + output tokens per graded sample.
 """
 
 from __future__ import annotations
@@ -11,7 +12,20 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-NONE = "–"
+from upskill_hub.formatting import NONE, lift, percent, points, rate
+
+__all__ = [
+    "NONE",
+    "ModelResult",
+    "by_model",
+    "cases_runs",
+    "lift_with_ci",
+    "percent",
+    "points",
+    "rate_with_ci",
+    "tokens",
+    "tokens_pair",
+]
 
 
 @dataclass(frozen=True)
@@ -58,22 +72,11 @@ def by_model(rows: Iterable[dict[str, Any]]) -> list[ModelResult]:
     return [ModelResult(m, a.get("baseline"), a.get("with_skill")) for m, a in arms.items()]
 
 
-def percent(value: float | None) -> str:
-    return NONE if value is None else f"{value * 100:.0f}%"
-
-
 def rate_with_ci(row: dict[str, Any] | None) -> str:
-    """``85% (62–95%)`` for an arm row; ``–`` when the arm is missing or ungraded."""
+    """``85% [62, 95]`` for an arm row; ``NONE`` when the arm is missing or ungraded."""
     if not row or row.get("pass_rate") is None:
         return NONE
-    lo, hi = row.get("ci_low"), row.get("ci_high")
-    interval = "" if lo is None or hi is None else f" ({lo * 100:.0f}–{hi * 100:.0f}%)"
-    return f"{percent(row['pass_rate'])}{interval}"
-
-
-def points(value: float | None) -> str:
-    """A difference of rates in percentage points: ``+45 pp``."""
-    return NONE if value is None else f"{value * 100:+.0f} pp"
+    return rate(row["pass_rate"], (row.get("ci_low"), row.get("ci_high")))
 
 
 def cases_runs(cases: Any, runs: Any) -> str:
@@ -83,16 +86,12 @@ def cases_runs(cases: Any, runs: Any) -> str:
 
 
 def lift_with_ci(result: ModelResult) -> str:
-    """``+45 pp (+15 to +65; 10 cases × 5 runs)``; ``–`` without a baseline."""
+    """``+45 pts [+15, +65] (10 cases × 5 runs)``; ``NONE`` without a baseline."""
     if result.lift is None:
         return NONE
-    ci = result.lift_ci
     row = result._any
     n = cases_runs(row.get("cases"), row.get("runs")) if row.get("cases") else ""
-    parts = [] if ci is None else [f"{ci[0] * 100:+.0f} to {ci[1] * 100:+.0f}"]
-    parts += [n] if n else []
-    interval = f" ({'; '.join(parts)})" if parts else ""
-    return f"{points(result.lift)}{interval}"
+    return lift(result.lift, result.lift_ci) + (f" ({n})" if n else "")
 
 
 def tokens(row: dict[str, Any] | None) -> str:

@@ -20,7 +20,7 @@ from pathlib import Path
 
 from huggingface_hub import constants
 
-from upskill_hub.errors import HubError, InvalidSkill, UnsafeSkill, UsageError
+from upskill_hub.errors import HubError, InvalidSkill, Param, UnsafeSkill, UsageError
 from upskill_hub.registry.card import CARD_FILE
 from upskill_hub.registry.hub import Hub, RemoteFile, parse_spec
 from upskill_hub.registry.lock import hash_tree
@@ -49,10 +49,11 @@ _HEX64 = re.compile(r"[0-9a-f]{64}")
 
 
 class ScanRefused(UnsafeSkill):
-    """The security scan refused a skill; ``findings`` lists every error for the CLI to print."""
+    """The security scan refused a skill; ``findings`` lists every error for the CLI to print.
+    ``message`` is a string or a tuple of message parts (text and :class:`Param`)."""
 
-    def __init__(self, message: str, findings: Sequence[ScanFinding]) -> None:
-        super().__init__(message)
+    def __init__(self, message: str | tuple[object, ...], findings: Sequence[ScanFinding]) -> None:
+        super().__init__(*(message if isinstance(message, tuple) else (message,)))
         self.findings = list(findings)
 
 
@@ -71,7 +72,9 @@ class SeveralSkills(UsageError):
         self.repo_id = repo_id
         self.names = list(names)
         known = ", ".join(self.names)
-        super().__init__(f"{repo_id} holds several skills ({known}); name one with --skill")
+        super().__init__(
+            f"{repo_id} holds several skills ({known}); name one with ", Param("skill")
+        )
 
 
 @dataclass(frozen=True)
@@ -279,8 +282,11 @@ def check_skill_dir(
     never = [f for f in findings if f.rule in never_allowed and f.severity == "error"]
     if never:
         raise ScanRefused(
-            f"{where}: security scan refused the skill: {never[0]}; --allow-unsafe does not "
-            "override this",
+            (
+                f"{where}: security scan refused the skill: {never[0]}; ",
+                Param("allow_unsafe"),
+                " does not override this",
+            ),
             never,
         )
     warnings = enforce_findings(findings, allow_unsafe, where)

@@ -38,7 +38,7 @@ from huggingface_hub.utils import (
 
 from upskill_hub import __version__
 from upskill_hub.backoff import backoff_delay
-from upskill_hub.errors import HubError, UsageError
+from upskill_hub.errors import HubError, Param, UsageError
 from upskill_hub.registry.hub_errors import map_hub_error, transient
 
 T = TypeVar("T")
@@ -453,7 +453,9 @@ class Hub:
         info = self.call(lambda: self.api.whoami(), repo_id="whoami", action="whoami")
         name = info.get("name") if isinstance(info, dict) else None
         if not isinstance(name, str) or not name:
-            raise HubError("whoami: the Hub returned no user name; pass --repo NS/NAME")
+            raise HubError(
+                "whoami: the Hub returned no user name; pass ", Param("repo_id", "NS/NAME")
+            )
         return name
 
 

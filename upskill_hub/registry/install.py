@@ -15,7 +15,7 @@ import shutil
 import stat
 from pathlib import Path
 
-from upskill_hub.errors import LocalModifications, UnsafeSkill, UsageError
+from upskill_hub.errors import LocalModifications, Param, UnsafeSkill, UsageError
 from upskill_hub.registry.lock import LOCK_FILENAME, Lock, LockedSkill, hash_tree
 from upskill_hub.registry.targets import confinement_problem, is_project_folder
 
@@ -53,21 +53,25 @@ def _check_targets(name: str, targets: list[Path], previous: LockedSkill | None)
             continue
         if previous is None:
             raise LocalModifications(
-                f"{target} already exists and is not recorded in {LOCK_FILENAME}; "
-                "use --force to replace it"
+                f"{target} already exists and is not recorded in {LOCK_FILENAME}; use ",
+                Param("force"),
+                " to replace it",
             )
         if target is not targets[0] and _links_to(target, targets[0]):
             continue  # our own link to the copy being installed (even if it dangles now)
         if target.is_symlink() and not target.is_dir():
             raise LocalModifications(
                 f"{target} is a symlink to {os.readlink(target)}, not an install of skill "
-                f"'{name}'; use --force to replace it"
+                f"'{name}'; use ",
+                Param("force"),
+                " to replace it",
             )
         changes = _changes(target, previous.files)
         if changes:
             raise LocalModifications(
-                f"skill '{name}' was modified locally in {target}: {_describe(changes)}; "
-                "use --force to overwrite"
+                f"skill '{name}' was modified locally in {target}: {_describe(changes)}; use ",
+                Param("force"),
+                " to overwrite",
             )
 
 
@@ -277,8 +281,9 @@ def remove_skill(name: str, lock: Lock, project_root: Path, *, force: bool = Fal
             changes = _changes(path, locked.files)
             if changes:
                 raise LocalModifications(
-                    f"skill '{name}' was modified locally in {path}: {_describe(changes)}; "
-                    "use --force to remove it anyway"
+                    f"skill '{name}' was modified locally in {path}: {_describe(changes)}; use ",
+                    Param("force"),
+                    " to remove it anyway",
                 )
     for path in sorted(paths, key=lambda p: not p.is_symlink()):
         if path.is_symlink() or not path.is_dir():

@@ -19,7 +19,7 @@ from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from upskill_hub.errors import LocalModifications, LockError, UsageError
+from upskill_hub.errors import LocalModifications, LockError, Param, UsageError
 from upskill_hub.registry.evidence import EvidenceReader, SkillEvidence
 from upskill_hub.registry.fetch import FetchedSkill, fetch_skills
 from upskill_hub.registry.hub import COMMIT_RE, Hub, parse_spec
@@ -148,8 +148,12 @@ def _pull(
     if custom_dir is not None and not is_agent_folder(custom_dir, root):
         if agents or global_:
             raise UsageError(
-                "--dir names a folder that is not an agent's skills folder, so it gets an "
-                "unlocked copy; it cannot be combined with --agent or --global"
+                Param("custom_dir"),
+                " names a folder that is not an agent's skills folder, so it gets an "
+                "unlocked copy; it cannot be combined with ",
+                Param("agents"),
+                " or ",
+                Param("global_"),
             )
         return _export(root, spec, custom_dir, skills, force, allow_unsafe, hub)
     dirs = skills_dirs(agents, project_root=root, global_=global_, custom_dir=custom_dir)
@@ -160,7 +164,8 @@ def _pull(
         if previous and previous.repo_id != f.repo_id and not force:
             raise UsageError(
                 f"a skill named {f.name!r} is already installed from {previous.repo_id}; "
-                f"run `upskill-hub remove {f.name}` first or use --force"
+                f"run `upskill-hub remove {f.name}` first or use ",
+                Param("force"),
             )
     explicit = bool(agents) or custom_dir is not None or global_
     reader = EvidenceReader(hub)
@@ -309,7 +314,7 @@ def install_locked(
     root = project_root_for(project_root)
     hub = hub or Hub()
     if frozen and not lock_path(root).is_file():
-        raise LockError(f"{lock_path(root)}: missing; --frozen needs a lock file")
+        raise LockError(f"{lock_path(root)}: missing; ", Param("frozen"), " needs a lock file")
     with locked_project(root):
         return _install_locked(
             root,
@@ -336,13 +341,17 @@ def _install_locked(
     lock = read_lock(root)
     chosen, new_specs = _resolve_requests(lock, requests)
     if frozen and new_specs:
-        raise LockError(f"--frozen: the lock would change: not locked: {', '.join(new_specs)}")
+        raise LockError(
+            Param("frozen"), f": the lock would change: not locked: {', '.join(new_specs)}"
+        )
     states = [skill_state(root, s) for s in chosen]
     edited = [s for s in states if s.modified]
     if edited and not force:
         raise LocalModifications(
-            "modified locally (use --force to overwrite): "
-            + ", ".join(f for s in edited for f in s.differing_files() if "(missing)" not in f)
+            "modified locally (use ",
+            Param("force"),
+            " to overwrite): "
+            + ", ".join(f for s in edited for f in s.differing_files() if "(missing)" not in f),
         )
     todo = [lock.skills[s.name] for s in states if not s.clean or not s.targets]
     fetched = _fetch_parallel(todo, hub, allow_unsafe, workers)
@@ -353,7 +362,9 @@ def _install_locked(
     }
     changed = [f"{name}: {diff}" for name, diff in diffs.items()]
     if frozen and changed:
-        raise LockError(f"--frozen: the lock would change: files differ: {'; '.join(changed)}")
+        raise LockError(
+            Param("frozen"), f": the lock would change: files differ: {'; '.join(changed)}"
+        )
     report: list[InstalledSkill] = []
     done = {f.name: f for f in fetched}
     for state in states:
@@ -392,7 +403,7 @@ def _check_frozen(locked: LockedSkill, fetched: FetchedSkill, ref: str | None) -
     if new != old:
         fields = ("repo_id", "ref", "commit", "subpath", "files")
         diff = ", ".join(f for f, a, b in zip(fields, old, new, strict=True) if a != b)
-        raise LockError(f"--frozen: the lock would change: {locked.name}: {diff} differ")
+        raise LockError(Param("frozen"), f": the lock would change: {locked.name}: {diff} differ")
 
 
 def _resolve_requests(lock: Lock, requests: Sequence[str]) -> tuple[list[LockedSkill], list[str]]:
@@ -493,7 +504,7 @@ def _update(
             files = ", ".join(f for f in state.differing_files() if "(missing)" not in f)
             if names:
                 raise LocalModifications(
-                    f"skill '{locked.name}' was modified locally: {files}; use --force"
+                    f"skill '{locked.name}' was modified locally: {files}; use ", Param("force")
                 )
             report.append(
                 InstalledSkill(

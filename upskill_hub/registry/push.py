@@ -18,7 +18,14 @@ from urllib.parse import urlsplit
 
 from huggingface_hub import CommitOperationAdd, CommitOperationDelete
 
-from upskill_hub.errors import HubError, InvalidSkill, SkillNotFound, UnsafeSkill, UsageError
+from upskill_hub.errors import (
+    HubError,
+    InvalidSkill,
+    Param,
+    SkillNotFound,
+    UnsafeSkill,
+    UsageError,
+)
 from upskill_hub.registry.card import (
     CARD_FILE,
     CardSkill,
@@ -94,7 +101,12 @@ def push_skills(
     Raises ValidationRefused / ScanRefused before any request is made.
     """
     if tag and create_pr:
-        raise UsageError("--tag cannot be combined with --create-pr: tag after the PR is merged")
+        raise UsageError(
+            Param("tag"),
+            " cannot be combined with ",
+            Param("create_pr"),
+            ": tag after the PR is merged",
+        )
     path = Path(path)
     hub = hub or Hub()
     limits = limits or ScanLimits()
@@ -110,7 +122,9 @@ def push_skills(
             repo_id = f"{hub.whoami()}/{base}"
         repo_id, rev = parse_spec(repo_id)
         if rev:
-            raise UsageError(f"--repo takes NS/NAME without a revision, got {repo_id}@{rev}")
+            raise UsageError(
+                Param("repo_id"), f" takes NS/NAME without a revision, got {repo_id}@{rev}"
+            )
         return _upload(
             hub,
             repo_id,
@@ -152,8 +166,11 @@ def _prepare_all(
         skipped = _copy_files(skill_dir, staged, skill.files)
         if skipped:
             raise ScanRefused(
-                f"{where}: security scan refused the skill: {skipped[0]}; links and special "
-                "files are never uploaded, even with --allow-unsafe",
+                (
+                    f"{where}: security scan refused the skill: {skipped[0]}; links and special "
+                    "files are never uploaded, even with ",
+                    Param("allow_unsafe"),
+                ),
                 skipped,
             )
         warnings += check_skill_dir(
@@ -349,8 +366,9 @@ def _check_xet(hub: Hub, prepared: list[_Prepared]) -> None:
 
 def _tag_exists(repo_id: str, tag: str) -> UsageError:
     return UsageError(
-        f"{repo_id}: tag {tag!r} already exists; push with a new version (--tag) or delete the "
-        f"tag first (hf repos tag delete {repo_id} {tag})"
+        f"{repo_id}: tag {tag!r} already exists; push with a new version (",
+        Param("tag"),
+        f") or delete the tag first (hf repos tag delete {repo_id} {tag})",
     )
 
 

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Literal
 
-from upskill_hub.errors import UnsafeSkill
+from upskill_hub.errors import Param, UnsafeSkill
 
 Severity = Literal["error", "warning"]
 MiB = 1024 * 1024
@@ -447,7 +447,9 @@ def enforce(findings: Iterable[ScanFinding], allow_unsafe: bool) -> list[str]:
         first = errors[0]
         raise UnsafeSkill(
             f"security scan refused the skill: {len(errors)} error(s); first: "
-            f"{first.location}: {first.message} [{first.rule}]; use --allow-unsafe to override"
+            f"{first.location}: {first.message} [{first.rule}]; use ",
+            Param("allow_unsafe"),
+            " to override",
         )
     lines = [str(f) for f in findings if f.severity == "warning"]
     lines += [f"{f} (allowed by --allow-unsafe)" for f in errors]

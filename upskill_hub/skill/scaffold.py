@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from upskill_hub.errors import UsageError
+from upskill_hub.errors import Param, UsageError
 from upskill_hub.skill.model import write_skill
 from upskill_hub.skill.testcases import TestCase, TestSuite
 
@@ -45,7 +45,7 @@ def scaffold_skill(name: str, parent: Path, *, description: str | None = None) -
         )
     target = Path(parent) / name
     if target.exists():
-        raise UsageError(f"{target}: already exists; choose another NAME or --dir")
+        raise UsageError(f"{target}: already exists; choose another NAME or ", Param("parent"))
     frontmatter = {
         "name": name,
         "description": description

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from upskill_hub import __version__
-from upskill_hub.errors import UsageError
+from upskill_hub.errors import Param, UsageError
 from upskill_hub.registry.hub import Hub, parse_spec
 from upskill_hub.skill import list_files
 
@@ -122,7 +122,9 @@ def deploy_space(
     (with a wheel of this source checkout when there is one; see the module docstring)."""
     repo_id, rev = parse_spec(repo_id)
     if rev:
-        raise UsageError(f"--repo takes NS/NAME without a revision, got {repo_id}@{rev}")
+        raise UsageError(
+            Param("repo_id"), f" takes NS/NAME without a revision, got {repo_id}@{rev}"
+        )
     app = app_dir or default_app_dir()
     skills = skills_dir or default_skills_dir()
     space_files(app, skills)  # a missing app file is an error before any build or request

@@ -70,7 +70,7 @@ def skill_name_of(run_dir: Path) -> str:
     """The skill a run folder evaluated (from its run.json)."""
     from upskill_hub.evaluation.run_dir import RunFolder
 
-    name = RunFolder(Path(run_dir)).read_info().get("skill", {}).get("name")
-    if not isinstance(name, str) or not name:
+    name = RunFolder(Path(run_dir)).read_info().skill.name
+    if not name:
         raise UsageError(f"{run_dir}: run.json names no skill")
     return name

@@ -13,6 +13,7 @@ from typing import Any
 from upskill_hub.evaluation.results import Progress
 from upskill_hub.evaluation.statistics import HELPS, HURTS, UNCLEAR, summarize
 from upskill_hub.evaluation.types import Sample
+from upskill_hub.formatting import NONE, lift, rate
 from upskill_hub.publish.summary_text import cases_runs
 from upskill_hub.skill.testcases import TestCase
 
@@ -33,32 +34,19 @@ _OUTPUT_MAX = 6000
 _INPUT_MAX = 400
 # Plain symbols (in DejaVu and every system font), coloured in HTML: emoji fonts are not
 # everywhere (headless browsers, many Linux desktops).
-TICK, CROSS, SKIP, WARN = "✓", "✗", "–", "⚠"
+TICK, CROSS, SKIP, WARN = "✓", "✗", NONE, "⚠"
 _GREEN, _RED, _GREY = "#1a7f37", "#cf222e", "#8a8f98"
-
-
-def _pct(value: float | None) -> str:
-    return "–" if value is None else f"{value * 100:.0f}%"
-
-
-def _num(value: float | None) -> str:
-    return "–" if value is None else f"{value * 100:.0f}"
-
-
-def _signed(value: float | None, unit: str = " pts") -> str:
-    return "–" if value is None else f"{value * 100:+.0f}{unit}"
 
 
 def _arm_cell(arm: dict[str, Any] | None) -> str:
     if not arm or arm.get("pass_rate") is None:
-        return "–"
-    lo, hi = arm.get("ci95") or (None, None)
-    return f"{_pct(arm['pass_rate'])} ({_num(lo)}–{_pct(hi)}) · {arm['passed']}/{arm['total']}"
+        return NONE
+    return f"{rate(arm['pass_rate'], arm.get('ci95'))} · {arm['passed']}/{arm['total']}"
 
 
 def _tokens(arm: dict[str, Any] | None) -> str:
     out = ((arm or {}).get("tokens") or {}).get("output")
-    return "–" if out is None else f"{out:.0f}"
+    return NONE if out is None else f"{out:.0f}"
 
 
 def verdict_label(verdict: str) -> str:
@@ -67,7 +55,7 @@ def verdict_label(verdict: str) -> str:
         return f"{TICK} the skill helps"
     if verdict == HURTS:
         return f"{CROSS} the skill hurts"
-    return f"– {verdict}"
+    return f"{NONE} {verdict}"
 
 
 def summary_rows(models: Sequence[dict[str, Any]]) -> list[list[str]]:
@@ -75,16 +63,14 @@ def summary_rows(models: Sequence[dict[str, Any]]) -> list[list[str]]:
     rows: list[list[str]] = []
     for m in models:
         base, skill = m.get("baseline"), m.get("with_skill")
-        lift_ci = m.get("lift_ci95")
-        lift = _signed(m.get("lift"))
-        if lift_ci and m.get("lift") is not None:
-            n = cases_runs(m.get("lift_cases", m.get("cases")), m.get("runs"))
-            lift += f" ({_signed(lift_ci[0], '')} to {_signed(lift_ci[1], '')}; {n})"
+        lift_text = lift(m.get("lift"), m.get("lift_ci95"))
+        if m.get("lift_ci95") and m.get("lift") is not None:
+            lift_text += f" ({cases_runs(m.get('lift_cases', m.get('cases')), m.get('runs'))})"
         errors = sum(int((a or {}).get("errors", 0)) for a in (base, skill))
         rows.append(
             [
                 str(m.get("model", "")),
-                lift,
+                lift_text,
                 verdict_label(str(m.get("verdict", "")))
                 + (
                     f" (this eval can only see lifts above ±{m['mde80'] * 100:.0f} pts)"

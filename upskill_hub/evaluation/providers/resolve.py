@@ -29,7 +29,7 @@ import re
 from dataclasses import dataclass
 from typing import Literal
 
-from upskill_hub.errors import UnknownModel
+from upskill_hub.errors import Param, UnknownModel
 from upskill_hub.evaluation.providers import http_errors
 from upskill_hub.evaluation.providers.base import Provider
 
@@ -43,7 +43,9 @@ ANTHROPIC_ALIASES: dict[str, str] = {
 }
 ACCEPTED_FORMS = (
     "local, openai:MODEL, anthropic:MODEL, hf:ORG/MODEL[:PROVIDER], haiku, sonnet, opus, "
-    "or a bare MODEL with --base-url (OpenAI-compatible server)"
+    "or a bare MODEL with ",
+    Param("base_url"),
+    " (OpenAI-compatible server)",
 )
 _HF_MODEL = re.compile(r"^[\w.\-]+/[\w.\-]+(:[\w.\-]+)?$")
 
@@ -57,15 +59,16 @@ class ModelSpec:
     model_id: str
 
 
-def _unknown(spec: str, why: str = "") -> UnknownModel:
+def _unknown(spec: str, *why: object) -> UnknownModel:
     hint = ""
     lowered = spec.lower()
     if lowered.startswith("claude"):
         hint = f" (did you mean 'anthropic:{spec}'?)"
     elif lowered.startswith(("gpt-", "o1", "o3", "o4", "chatgpt")):
         hint = f" (did you mean 'openai:{spec}'?)"
-    reason = f" ({why})" if why else ""
-    return UnknownModel(f"unknown model {spec!r}{reason}{hint}: use {ACCEPTED_FORMS}")
+    reason = (" (", *why, ")") if why else ()
+    parts = (f"unknown model {spec!r}", *reason, f"{hint}: use ", *ACCEPTED_FORMS)
+    return UnknownModel(*parts, param="models")
 
 
 def parse_model(spec: str, base_url: str | None = None) -> ModelSpec:
@@ -92,7 +95,7 @@ def parse_model(spec: str, base_url: str | None = None) -> ModelSpec:
         return ModelSpec("hf", rest, f"hf:{rest}")
     if text and base_url and not any(c.isspace() for c in text):
         return ModelSpec("compat", text, text)
-    raise _unknown(spec, "a bare model name needs --base-url" if text else "empty")
+    raise _unknown(spec, *(("a bare model name needs ", Param("base_url")) if text else ("empty",)))
 
 
 def canonical_model_id(spec: str, base_url: str | None = None) -> str:

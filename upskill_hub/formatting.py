@@ -1,0 +1,52 @@
+"""How every surface writes rates, lifts and their intervals: the CLI tables, ``results show`` and
+``compare``, generate's progress lines, the dataset and skill cards, the chart and the Space.
+
+Rates are whole percents (``85%``), a lift or any other difference of rates is in percentage
+points (``+33 pts``), an interval is in square brackets in the unit of its value, without the
+unit (``[+5, +56]`` for a lift, ``[62, 95]`` for a rate), and a value that does not exist is
+:data:`NONE`. Imports nothing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+__all__ = ["NONE", "interval", "lift", "percent", "points", "rate"]
+
+#: What a cell says when there is no value (no baseline arm, nothing graded).
+NONE = "—"
+
+
+def percent(value: float | None) -> str:
+    """A rate (0..1) in whole percents: ``85%``."""
+    return NONE if value is None else f"{value * 100:.0f}%"
+
+
+def points(value: float | None) -> str:
+    """A difference of rates in percentage points: ``+33 pts``."""
+    return NONE if value is None else f"{value * 100:+.0f} pts"
+
+
+def interval(ci: Sequence[float | None] | None, *, signed: bool = False) -> str:
+    """A 95% interval of rates (``[62, 95]``) or, ``signed``, of a difference (``[+5, +56]``);
+    ``""`` without one."""
+    if not ci or len(ci) < 2 or ci[0] is None or ci[1] is None:
+        return ""
+    spec = "+.0f" if signed else ".0f"
+    return f"[{ci[0] * 100:{spec}}, {ci[1] * 100:{spec}}]"
+
+
+def lift(value: float | None, ci: Sequence[float | None] | None = None) -> str:
+    """A lift and its interval: ``+33 pts [+5, +56]``; :data:`NONE` without a lift."""
+    if value is None:
+        return NONE
+    bounds = interval(ci, signed=True)
+    return f"{points(value)} {bounds}" if bounds else points(value)
+
+
+def rate(value: float | None, ci: Sequence[float | None] | None = None) -> str:
+    """A pass rate and its interval: ``85% [62, 95]``; :data:`NONE` without a rate."""
+    if value is None:
+        return NONE
+    bounds = interval(ci)
+    return f"{percent(value)} {bounds}" if bounds else percent(value)
