@@ -289,6 +289,7 @@ def test_cli_agent_mode_and_resume(cli_skill: Path, tmp_path: Path) -> None:
         assert done.returncode == 0, done.stderr
         data = json.loads(done.stdout)
         assert data["models"][0]["lift"] == 1.0
+        assert data["mode"] == "agent" and len(data["agent"]) == 2
         run_dir = Path(data["run_dir"])
         assert json.loads((run_dir / "run.json").read_text())["agent"]["max_turns"] == 4
         text = run_cli("results", "show", str(run_dir))
