@@ -307,6 +307,10 @@ def test_cli_agent_mode_and_resume(cli_skill: Path, tmp_path: Path) -> None:
         )
         again = run_cli("eval", str(cli_skill), "--resume", str(run_dir), "--mode", "inline")
         assert again.returncode == 2 and "--mode" in again.stderr
+        limits = run_cli("eval", str(cli_skill), "--resume", str(run_dir), "--mode", "agent")
+        assert limits.returncode == 2 and "the run used --max-turns 4, not 8" in limits.stderr
+        kept = run_cli("eval", str(cli_skill), "--resume", str(run_dir), "--base-url", srv.base_url)
+        assert kept.returncode == 0, kept.stderr
 
 
 @pytest.mark.parametrize(

@@ -130,6 +130,14 @@ def check_resume(
     mode = "inline" if config.agent is None else "agent"
     if (info.get("mode") or "inline") != mode:
         raise UsageError(f"{where}: the run used --mode {info.get('mode')}, not --mode {mode}")
+    if config.agent is not None:
+        stored_agent = AgentSettings.from_dict(info.get("agent") or {})
+        for name, flag in (("max_turns", "--max-turns"), ("token_budget", "--token-budget")):
+            if getattr(stored_agent, name) != getattr(config.agent, name):
+                raise UsageError(
+                    f"{where}: the run used {flag} {getattr(stored_agent, name)}, not "
+                    f"{getattr(config.agent, name)} (omit --mode to reuse the run's settings)"
+                )
     stored_sha = info.get("skill", {}).get("skill_md_sha256")
     if stored_sha and stored_sha != skill_sha:
         raise UsageError(f"{where}: SKILL.md changed since the run started; start a new run")
