@@ -17,10 +17,12 @@ from upskill_hub._lazy import lazy_exports
 
 if TYPE_CHECKING:
     from upskill_hub.errors import HubError, UpskillHubError, UsageError
+    from upskill_hub.evaluation.agent import AgentSettings
     from upskill_hub.evaluation.config import EvalConfig
     from upskill_hub.evaluation.providers.resolve import resolve_model
     from upskill_hub.evaluation.results import EvalResult
     from upskill_hub.evaluation.runner import evaluate
+    from upskill_hub.evaluation.triggers import evaluate_triggers
     from upskill_hub.generate import GenerateConfig, generate
     from upskill_hub.publish.results_dataset import push_results
     from upskill_hub.publish.results_view import compare_results, load_results
@@ -45,6 +47,7 @@ __version__ = "0.1.0"
 
 _EXPORTS = {
     "open_skill": "upskill_hub.registry.skill_source",
+    "AgentSettings": "upskill_hub.evaluation.agent",
     "EvalConfig": "upskill_hub.evaluation.config",
     "EvalResult": "upskill_hub.evaluation.results",
     "GenerateConfig": "upskill_hub.generate",
@@ -59,6 +62,7 @@ _EXPORTS = {
     "compare_results": "upskill_hub.publish.results_view",
     "discover_skills": "upskill_hub.skill",
     "evaluate": "upskill_hub.evaluation.runner",
+    "evaluate_triggers": "upskill_hub.evaluation.triggers",
     "fetch_skill": "upskill_hub.registry.fetch",
     "generate": "upskill_hub.generate",
     "info": "upskill_hub.registry.search",
@@ -76,6 +80,7 @@ _EXPORTS = {
     "verify": "upskill_hub.registry.project",
 }
 __all__ = [
+    "AgentSettings",
     "EvalConfig",
     "EvalResult",
     "GenerateConfig",
@@ -90,6 +95,7 @@ __all__ = [
     "compare_results",
     "discover_skills",
     "evaluate",
+    "evaluate_triggers",
     "fetch_skill",
     "generate",
     "info",

@@ -289,6 +289,7 @@ def test_cli_agent_mode_and_resume(cli_skill: Path, tmp_path: Path) -> None:
         assert done.returncode == 0, done.stderr
         data = json.loads(done.stdout)
         assert data["models"][0]["lift"] == 1.0
+        assert data["mode"] == "agent" and len(data["agent"]) == 2
         run_dir = Path(data["run_dir"])
         assert json.loads((run_dir / "run.json").read_text())["agent"]["max_turns"] == 4
         text = run_cli("results", "show", str(run_dir))
@@ -306,6 +307,10 @@ def test_cli_agent_mode_and_resume(cli_skill: Path, tmp_path: Path) -> None:
         )
         again = run_cli("eval", str(cli_skill), "--resume", str(run_dir), "--mode", "inline")
         assert again.returncode == 2 and "--mode" in again.stderr
+        limits = run_cli("eval", str(cli_skill), "--resume", str(run_dir), "--mode", "agent")
+        assert limits.returncode == 2 and "the run used --max-turns 4, not 8" in limits.stderr
+        kept = run_cli("eval", str(cli_skill), "--resume", str(run_dir), "--base-url", srv.base_url)
+        assert kept.returncode == 0, kept.stderr
 
 
 @pytest.mark.parametrize(

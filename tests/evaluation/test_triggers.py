@@ -163,9 +163,16 @@ def test_library_run_with_own_distractors(skill_dir: Path, tmp_path: Path) -> No
             params=GenerationParams(timeout=5.0),
             agent=AgentSettings(max_turns=2),
         )
+        seen: list[tuple[int, int]] = []
         result = evaluate_triggers(
-            load_skill(skill_dir), queries, distractors, config, output_root=tmp_path / "runs"
+            load_skill(skill_dir),
+            queries,
+            distractors,
+            config,
+            output_root=tmp_path / "runs",
+            on_sample=lambda _s, done, total: seen.append((done, total)),
         )
+    assert seen == [(1, 4), (2, 4), (3, 4), (4, 4)]
     (stats,) = result.stats
     assert [q.triggered for q in stats.queries] == [2, 2]
     assert stats.sets[0].recall == 1.0 and stats.sets[0].false_trigger_rate is None

@@ -336,6 +336,8 @@ def eval_command(
             "run_dir": str(result.run_dir),
             "models": [m.to_dict() for m in result.stats],
         }
+        if summary.get("agent") is not None:
+            data["mode"], data["agent"] = "agent", summary["agent"]
         if pushed is not None:
             data["results"] = pushed.to_dict()
         print_json(data)

@@ -79,17 +79,41 @@ def run_triggers(
         api_key=api_key,
         agent=agent,
     )
-    result = evaluate_triggers(
-        skill,
-        queries,
-        others,
-        config,
-        output_root=output,
-        split=split_args,
-        queries_file=str(queries_path),
-        distractors_ref=str(distractors) if distractors is not None else None,
-        skill_ref=skill_ref,
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
+
+    from upskill_hub.evaluation.trigger_stats import TriggerSample
+
+    err = err_console()
+    bar = Progress(
+        TextColumn("[bold]triggers[/] {task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TextColumn("[green]{task.fields[hits]} loaded the skill[/]"),
+        console=err,
+        disable=not err.is_terminal,
+        transient=True,
     )
+    task = bar.add_task(skill.name, total=None, hits=0)
+    hits = 0
+
+    def on_sample(sample: TriggerSample, done: int, total: int) -> None:
+        nonlocal hits
+        hits += sample.triggered
+        bar.update(task, completed=done, total=total, hits=hits)
+
+    with bar:
+        result = evaluate_triggers(
+            skill,
+            queries,
+            others,
+            config,
+            output_root=output,
+            split=split_args,
+            queries_file=str(queries_path),
+            distractors_ref=str(distractors) if distractors is not None else None,
+            skill_ref=skill_ref,
+            on_sample=on_sample,
+        )
     graded = sum(1 for s in result.samples if s.error is None)
     failed = bool(result.samples) and not graded
     pushed = None

@@ -138,15 +138,28 @@ def check_resume(
                 f": the run used {name}={stored!r}, not {getattr(config.params, name)!r}",
             )
     mode = "inline" if config.agent is None else "agent"
-    if info.mode != mode:
+    stored_mode = info.mode or "inline"
+    if stored_mode != mode:
         raise UsageError(
             *where,
             ": the run used ",
             Param("mode"),
-            f" {info.mode}, not ",
+            f" {stored_mode}, not ",
             Param("mode"),
             f" {mode}",
         )
+    if config.agent is not None:
+        stored_agent = AgentSettings.from_dict(info.agent or {})
+        for name in ("max_turns", "token_budget"):
+            if getattr(stored_agent, name) != getattr(config.agent, name):
+                raise UsageError(
+                    *where,
+                    ": the run used ",
+                    Param(name),
+                    f" {getattr(stored_agent, name)}, not {getattr(config.agent, name)} (omit ",
+                    Param("mode"),
+                    " to reuse the run's settings)",
+                )
     stored_sha = info.skill.skill_md_sha256
     if stored_sha and stored_sha != skill_sha:
         raise UsageError(*where, ": SKILL.md changed since the run started; start a new run")

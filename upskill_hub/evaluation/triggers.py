@@ -19,7 +19,7 @@ import asyncio
 import hashlib
 import json
 import shlex
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -115,7 +115,9 @@ class _TriggerRun:
         config: EvalConfig,
         pool: ProviderPool,
         samples_file: Path,
+        on_sample: Callable[[TriggerSample, int, int], None] | None = None,
     ) -> None:
+        self.on_sample = on_sample
         self.skill = skill
         listed = sorted([skill, *distractors], key=lambda s: s.name)
         self.listed = listed
@@ -185,6 +187,8 @@ class _TriggerRun:
                 line = json.dumps(sample.to_dict(), ensure_ascii=False)
                 await asyncio.to_thread(append_line, self.samples_file, line)
                 self.done.append(sample)
+                if self.on_sample is not None:
+                    self.on_sample(sample, len(self.done), len(keys))
 
         workers = [worker() for _ in range(min(self.config.concurrency, len(keys)))]
         await asyncio.gather(*workers)
@@ -202,9 +206,11 @@ async def run_trigger_eval(
     distractors_ref: str | None = None,
     skill_ref: str | None = None,
     providers: dict[str, Provider] | None = None,
+    on_sample: Callable[[TriggerSample, int, int], None] | None = None,
 ) -> TriggerResult:
     """Run a trigger eval of ``skill`` (see the module docstring). ``split`` records the
-    ``(train fraction, seed)`` the queries were split with."""
+    ``(train fraction, seed)`` the queries were split with; ``on_sample(sample, done, total)``
+    is called in the event loop as each run finishes."""
     config.validate()
     if not queries:
         raise UsageError(f"{queries_file}: no queries")
@@ -243,7 +249,9 @@ async def run_trigger_eval(
         atomic_write_text(path / "run.json", _json(info))
         atomic_write_text(path / QUERIES_JSON, _json([q.to_dict() for q in queries]))
         others = [d for d in distractors if d.name != folder.name]
-        run = _TriggerRun(folder, others, queries, config, pool, path / TRIGGER_SAMPLES_FILE)
+        run = _TriggerRun(
+            folder, others, queries, config, pool, path / TRIGGER_SAMPLES_FILE, on_sample
+        )
         try:
             await run.run()
             info["status"] = "complete"
@@ -276,6 +284,33 @@ async def run_trigger_eval(
     return TriggerResult(path, samples, stats, summary)
 
 
-def evaluate_triggers(*args: Any, **kwargs: Any) -> TriggerResult:
+def evaluate_triggers(
+    skill: object,
+    queries: Sequence[TriggerQuery],
+    distractors: Sequence[SkillFolder],
+    config: EvalConfig,
+    *,
+    output_root: Path = Path("runs"),
+    split: tuple[float, int] | None = None,
+    queries_file: str = "evals/eval_queries.json",
+    distractors_ref: str | None = None,
+    skill_ref: str | None = None,
+    providers: dict[str, Provider] | None = None,
+    on_sample: Callable[[TriggerSample, int, int], None] | None = None,
+) -> TriggerResult:
     """Blocking :func:`run_trigger_eval` (threads without an event loop)."""
-    return asyncio.run(run_trigger_eval(*args, **kwargs))
+    return asyncio.run(
+        run_trigger_eval(
+            skill,
+            queries,
+            distractors,
+            config,
+            output_root=output_root,
+            split=split,
+            queries_file=queries_file,
+            distractors_ref=distractors_ref,
+            skill_ref=skill_ref,
+            providers=providers,
+            on_sample=on_sample,
+        )
+    )
