@@ -26,8 +26,7 @@ def lift_text(lift: float | None, low: float | None = None, high: float | None =
 
 
 def _points(value: float) -> str:
-    rounded = round(value * 100)
-    return f"{rounded:+d}" if rounded else "0"
+    return f"{round(value * 100):+d}"  # +0 for zero, as eval's tables print it
 
 
 def n_text(cases: int | None, runs: int | None) -> str:

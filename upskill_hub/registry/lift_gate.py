@@ -77,7 +77,7 @@ def check_model(
             None,
             False,
             f"{model}: commit {short} has no published lift (publish a run of it with "
-            "`upskill-hub results push RUN --update-skill-card`)",
+            "`upskill-hub results push RUN --repo NS/RESULTS --update-skill-card`)",
         )
     high = measured.ci_high if measured.ci_high is not None else measured.lift
     was = _reference_text(reference, source)
