@@ -19,6 +19,13 @@ from upskill_hub.cli.output import (
     safe,
     wrapping_table,
 )
+from upskill_hub.cli.signing_commands import (
+    REQUIRE_SIGNATURE_OPTION,
+    SIGN_OPTION,
+    TRUSTED_KEY_OPTION,
+    TRUSTED_KEYS_OPTION,
+    trust_policy,
+)
 
 FORMAT_OPTION = typer.Option(OutputFormat.text, "--format", help="Output format: text or json.")
 PROJECT_OPTION = typer.Option(
@@ -93,6 +100,7 @@ def push(
     create_pr: bool = typer.Option(False, "--create-pr", help="Open a pull request instead."),
     allow_unsafe: bool = PUSH_UNSAFE_OPTION,
     output_format: OutputFormat = FORMAT_OPTION,
+    sign: Path = SIGN_OPTION,
 ) -> None:
     """Validate, scan and publish skills to a Hub model repo with a model card."""
     from upskill_hub.registry.push import push_skills
@@ -107,6 +115,7 @@ def push(
             message=message,
             create_pr=create_pr,
             allow_unsafe=allow_unsafe,
+            sign=sign,
         )
     if output_format is OutputFormat.json:
         print_json(result.to_dict())
@@ -123,6 +132,8 @@ def push(
     else:
         out.print(f"Pushed {skills} to [bold]{safe(result.repo_id)}[/bold]")
     out.print(f"  commit {result.commit}" + (f"  tag {safe(result.tag)}" if result.tag else ""))
+    if result.signed_by:
+        out.print(f"  signed by {result.signed_by}")
     if result.changed:
         out.print(f"  {len(result.files)} file(s)")
         if result.deleted:
@@ -145,6 +156,9 @@ def pull(
     allow_unsafe: bool = UNSAFE_OPTION,
     project: Path = PROJECT_OPTION,
     output_format: OutputFormat = FORMAT_OPTION,
+    require_signature: bool = REQUIRE_SIGNATURE_OPTION,
+    trusted_key: list[Path] = TRUSTED_KEY_OPTION,
+    trusted_keys: Path = TRUSTED_KEYS_OPTION,
 ) -> None:
     """Download, check and install skills from a Hub repo; lock the commit."""
     from upskill_hub.registry.pull import pull as run
@@ -160,6 +174,7 @@ def pull(
             force=force,
             allow_unsafe=allow_unsafe,
             project_root=project,
+            trust=trust_policy(require_signature, trusted_key, trusted_keys),
         )
     _print_report(report, output_format)
 
@@ -173,6 +188,9 @@ def install(
     allow_unsafe: bool = UNSAFE_OPTION,
     project: Path = PROJECT_OPTION,
     output_format: OutputFormat = FORMAT_OPTION,
+    require_signature: bool = REQUIRE_SIGNATURE_OPTION,
+    trusted_key: list[Path] = TRUSTED_KEY_OPTION,
+    trusted_keys: Path = TRUSTED_KEYS_OPTION,
 ) -> None:
     """Restore exactly the commits in upskill-hub.lock."""
     from upskill_hub.registry.pull import install_locked
@@ -185,6 +203,7 @@ def install(
             force=force,
             allow_unsafe=allow_unsafe,
             project_root=project,
+            trust=trust_policy(require_signature, trusted_key, trusted_keys),
         )
     _print_report(report, output_format)
 
@@ -195,6 +214,9 @@ def update(
     allow_unsafe: bool = UNSAFE_OPTION,
     project: Path = PROJECT_OPTION,
     output_format: OutputFormat = FORMAT_OPTION,
+    require_signature: bool = REQUIRE_SIGNATURE_OPTION,
+    trusted_key: list[Path] = TRUSTED_KEY_OPTION,
+    trusted_keys: Path = TRUSTED_KEYS_OPTION,
 ) -> None:
     """Move skills to the current commit of their ref; edited ones need --force.
 
@@ -204,7 +226,13 @@ def update(
 
     _quiet(output_format)
     with _show_refusals():
-        report = run(names or [], force=force, allow_unsafe=allow_unsafe, project_root=project)
+        report = run(
+            names or [],
+            force=force,
+            allow_unsafe=allow_unsafe,
+            project_root=project,
+            trust=trust_policy(require_signature, trusted_key, trusted_keys),
+        )
     _print_report(report, output_format)
     if any(s.status == "skipped" for s in report.skills):
         raise typer.Exit(1)
@@ -242,15 +270,29 @@ def _print_report(report: Any, output_format: OutputFormat) -> None:
 def verify(
     project: Path = PROJECT_OPTION,
     output_format: OutputFormat = FORMAT_OPTION,
+    require_signature: bool = REQUIRE_SIGNATURE_OPTION,
+    trusted_key: list[Path] = TRUSTED_KEY_OPTION,
+    trusted_keys: Path = TRUSTED_KEYS_OPTION,
 ) -> None:
-    """Check installed skills against the lock: exit 0 when all match, 1 naming every differing
-    file, 2 when it cannot tell (no lock, unreadable lock)."""
+    """Check installed skills against the lock, and signed ones against their signature: exit 0
+    when all match, 1 naming every differing file, 2 when it cannot tell (no lock, unreadable
+    lock)."""
+    from upskill_hub.registry.project import project_root_for
     from upskill_hub.registry.project import verify as run
+    from upskill_hub.registry.signing import verify_signatures
 
     bad = run(project)
+    policy = trust_policy(require_signature, trusted_key, trusted_keys)
+    signatures = verify_signatures(project_root_for(project), policy)
     if output_format is OutputFormat.json:
-        print_json({"ok": not bad, "differing": {s.name: s.differing_files() for s in bad}})
-    elif not bad:
+        print_json(
+            {
+                "ok": not bad and not signatures,
+                "differing": {s.name: s.differing_files() for s in bad},
+                "signatures": signatures,
+            }
+        )
+    elif not bad and not signatures:
         console().print("All installed skills match upskill-hub.lock.")
     else:
         for s in bad:
@@ -258,7 +300,10 @@ def verify(
                 console().print(
                     f"[red]differs[/red] {safe(s.name)}: {safe(f)}", markup=True, highlight=False
                 )
-    raise typer.Exit(1 if bad else 0)
+        for problems in signatures.values():
+            for problem in problems:
+                console().print(f"[red]signature[/red] {safe(problem)}", highlight=False)
+    raise typer.Exit(1 if bad or signatures else 0)
 
 
 def list_skills(

@@ -46,6 +46,8 @@ class LockedSkill:
     subpath: str = ""
     files: dict[str, str] = field(default_factory=dict)
     targets: list[str] = field(default_factory=list)
+    #: Who signed the locked commit's files (``registry.signing.Signer.to_dict``), when checked.
+    signature: dict[str, str] | None = None
 
     def target_paths(self, project_root: Path) -> list[Path]:
         return [target_path(t, project_root) for t in self.targets]
@@ -190,6 +192,8 @@ def _lock_to_json(lock: Lock) -> dict[str, Any]:
             "files": dict(sorted(s.files.items())),
             "targets": list(dict.fromkeys(s.targets)),
         }
+        if s.signature is not None:
+            skills[key]["signature"] = dict(s.signature)
     return {"version": LOCK_VERSION, "skills": skills}
 
 
@@ -235,6 +239,7 @@ def _skill_from_json(name: str, entry: Any, root: Path) -> LockedSkill:
     if not all(isinstance(t, str) and t for t in targets):
         raise ValueError(f"{where}.targets must be a list of non-empty strings")
     _check_targets(where, name, targets, root)
+    signature = _signature_from_json(where, entry.get("signature"))
     return LockedSkill(
         name=name,
         repo_id=repo_id,
@@ -244,7 +249,23 @@ def _skill_from_json(name: str, entry: Any, root: Path) -> LockedSkill:
         subpath=subpath,
         files=dict(sorted(files.items())),
         targets=list(targets),
+        signature=signature,
     )
+
+
+def _signature_from_json(where: str, value: Any) -> dict[str, str] | None:
+    """The optional ``signature`` of an entry: the signing key's fingerprint and public key."""
+    if value is None:
+        return None
+    if not isinstance(value, dict) or set(value) != {"method", "signer", "public_key"}:
+        raise ValueError(f"{where}.signature must hold exactly method, signer and public_key")
+    if value["method"] != "key" or not all(isinstance(v, str) for v in value.values()):
+        raise ValueError(f"{where}.signature.method must be 'key'")
+    pem = value["public_key"]
+    digest = hashlib.sha256(pem.encode("utf-8")).hexdigest()
+    if not pem.startswith("-----BEGIN PUBLIC KEY-----") or value["signer"] != f"sha256:{digest}":
+        raise ValueError(f"{where}.signature.signer is not the fingerprint of its public_key")
+    return dict(value)
 
 
 def _check_targets(where: str, name: str, targets: list[str], root: Path) -> None:

@@ -40,6 +40,7 @@ from upskill_hub.registry.project import (
     project_root_for,
     skill_state,
 )
+from upskill_hub.registry.signing import TrustPolicy, check_fetched
 from upskill_hub.registry.targets import is_agent_folder, skills_dirs
 
 
@@ -109,8 +110,13 @@ def pull(
     allow_unsafe: bool = False,
     project_root: Path | None = None,
     hub: Hub | None = None,
+    trust: TrustPolicy | None = None,
 ) -> InstallReport:
-    """Fetch ``ns/name[@rev]`` (the named skills, or all), install them and lock the commit."""
+    """Fetch ``ns/name[@rev]`` (the named skills, or all), install them and lock the commit.
+
+    ``trust`` checks signatures on the staged download before anything is installed
+    (:mod:`.signing`); the signer is recorded in the lock.
+    """
     root = project_root_for(project_root)
     with locked_project(root):
         return _pull(
@@ -123,6 +129,7 @@ def pull(
             force=force,
             allow_unsafe=allow_unsafe,
             hub=hub or Hub(),
+            trust=trust,
         )
 
 
@@ -137,6 +144,7 @@ def _pull(
     force: bool = False,
     allow_unsafe: bool = False,
     hub: Hub,
+    trust: TrustPolicy | None = None,
 ) -> InstallReport:
     """:func:`pull` with the project lock already held."""
     if custom_dir is not None and not is_agent_folder(custom_dir, root):
@@ -145,7 +153,7 @@ def _pull(
                 "--dir names a folder that is not an agent's skills folder, so it gets an "
                 "unlocked copy; it cannot be combined with --agent or --global"
             )
-        return _export(root, spec, custom_dir, skills, force, allow_unsafe, hub)
+        return _export(root, spec, custom_dir, skills, force, allow_unsafe, hub, trust)
     dirs = skills_dirs(agents, project_root=root, global_=global_, custom_dir=custom_dir)
     lock = read_lock(root)
     fetched = fetch_skills(spec, list(skills) or None, hub=hub, allow_unsafe=allow_unsafe)
@@ -156,9 +164,30 @@ def _pull(
                 f"a skill named {f.name!r} is already installed from {previous.repo_id}; "
                 f"run `upskill-hub remove {f.name}` first or use --force"
             )
+    fetched, signed = _signatures(fetched, trust, lock)
     explicit = bool(agents) or custom_dir is not None or global_
-    done = [_install(root, lock, f, dirs, explicit=explicit, force=force) for f in fetched]
+    done = [
+        _install(root, lock, f, dirs, explicit=explicit, force=force, signature=signed[f.name])
+        for f in fetched
+    ]
     return InstallReport(root, done)
+
+
+def _signatures(
+    fetched: Sequence[FetchedSkill], trust: TrustPolicy | None, lock: Lock | None
+) -> tuple[list[FetchedSkill], dict[str, dict[str, str] | None]]:
+    """Check every staged download's signature before anything is installed: the skills (a
+    warning about an untrusted signer joins their warnings) and the lock's ``signature`` of
+    each. A skill locked with a signer must stay signed by it (or by a trusted key)."""
+    out: list[FetchedSkill] = []
+    signed: dict[str, dict[str, str] | None] = {}
+    for f in fetched:
+        previous = lock.skills.get(f.name) if lock else None
+        locked = previous.signature if previous and previous.repo_id == f.repo_id else None
+        where = f"{f.repo_id}@{f.commit[:12]}" + (f":{f.subpath}" if f.subpath else "")
+        signed[f.name], warning = check_fetched(f.path, trust, locked, where=where)
+        out.append(replace(f, warnings=(*f.warnings, warning)) if warning else f)
+    return out, signed
 
 
 def _export(
@@ -169,6 +198,7 @@ def _export(
     force: bool,
     allow_unsafe: bool,
     hub: Hub,
+    trust: TrustPolicy | None = None,
 ) -> InstallReport:
     """``pull --dir`` into a folder no agent reads: a checked copy, not recorded in the lock.
 
@@ -177,6 +207,7 @@ def _export(
     to manage, like the output of ``cp``.
     """
     fetched = fetch_skills(spec, list(skills) or None, hub=hub, allow_unsafe=allow_unsafe)
+    fetched, _ = _signatures(fetched, trust, None)
     done = []
     for f in fetched:
         paths = install_skill(f.path, f.name, [folder], previous=None, force=force, link=False)
@@ -205,6 +236,7 @@ def _install(
     force: bool,
     ref: str | _FromFetch | None = _FROM_FETCH,
     frozen: LockedSkill | None = None,
+    signature: dict[str, str] | None = None,
 ) -> InstalledSkill:
     """Install one fetched skill where asked (plus where it already was) and record it.
 
@@ -237,6 +269,7 @@ def _install(
         subpath=fetched.subpath,
         files=dict(fetched.files),
         targets=[target_entry(p, root) for p in paths],
+        signature=frozen.signature if frozen is not None else signature,
     )
     lock.skills[fetched.name] = entry
     write_lock(root, lock)
@@ -275,6 +308,7 @@ def install_locked(
     project_root: Path | None = None,
     hub: Hub | None = None,
     workers: int = DEFAULT_WORKERS,
+    trust: TrustPolicy | None = None,
 ) -> InstallReport:
     """Restore the locked commits (of the requested skills, or all) into their locked folders.
 
@@ -295,6 +329,7 @@ def install_locked(
             allow_unsafe=allow_unsafe,
             hub=hub,
             workers=workers,
+            trust=trust,
         )
 
 
@@ -307,6 +342,7 @@ def _install_locked(
     allow_unsafe: bool,
     hub: Hub,
     workers: int,
+    trust: TrustPolicy | None = None,
 ) -> InstallReport:
     """:func:`install_locked` with the project lock held (the lock is read again under it)."""
     lock = read_lock(root)
@@ -322,6 +358,7 @@ def _install_locked(
         )
     todo = [lock.skills[s.name] for s in states if not s.clean or not s.targets]
     fetched = _fetch_parallel(todo, hub, allow_unsafe, workers)
+    fetched, signed = _signatures(fetched, trust, lock)
     diffs = {
         f.name: ", ".join(_hash_diff(lock.skills[f.name].files, f.files))
         for f in fetched
@@ -347,6 +384,7 @@ def _install_locked(
             force=force,
             ref=locked.ref,
             frozen=locked if frozen else None,
+            signature=signed[state.name],
         )
         if state.name in diffs:
             note = (
@@ -357,7 +395,9 @@ def _install_locked(
             installed = replace(installed, warnings=[*installed.warnings, note])
         report.append(installed)
     for spec in new_specs:
-        report += _pull(root, spec, force=force, allow_unsafe=allow_unsafe, hub=hub).skills
+        report += _pull(
+            root, spec, force=force, allow_unsafe=allow_unsafe, hub=hub, trust=trust
+        ).skills
     return InstallReport(root, report)
 
 
@@ -423,6 +463,7 @@ def update(
     allow_unsafe: bool = False,
     project_root: Path | None = None,
     hub: Hub | None = None,
+    trust: TrustPolicy | None = None,
 ) -> InstallReport:
     """Move the named skills (all when none) to the current commit of their ref.
 
@@ -431,11 +472,19 @@ def update(
     """
     root = project_root_for(project_root)
     with locked_project(root):
-        return _update(root, names, force=force, allow_unsafe=allow_unsafe, hub=hub or Hub())
+        return _update(
+            root, names, force=force, allow_unsafe=allow_unsafe, hub=hub or Hub(), trust=trust
+        )
 
 
 def _update(
-    root: Path, names: Sequence[str], *, force: bool, allow_unsafe: bool, hub: Hub
+    root: Path,
+    names: Sequence[str],
+    *,
+    force: bool,
+    allow_unsafe: bool,
+    hub: Hub,
+    trust: TrustPolicy | None = None,
 ) -> InstallReport:
     """:func:`update` with the project lock held."""
     lock = read_lock(root)
@@ -472,8 +521,18 @@ def _update(
         [fetched] = fetch_skills(
             f"{locked.repo_id}@{current}", [locked.name], hub=hub, allow_unsafe=allow_unsafe
         )
+        [fetched], signed = _signatures([fetched], trust, lock)
         dirs = [p.parent for p in locked.target_paths(root)]
         report.append(
-            _install(root, lock, fetched, dirs, explicit=True, force=force, ref=locked.ref)
+            _install(
+                root,
+                lock,
+                fetched,
+                dirs,
+                explicit=True,
+                force=force,
+                ref=locked.ref,
+                signature=signed[fetched.name],
+            )
         )
     return InstallReport(root, report)

@@ -12,7 +12,7 @@ import os
 import shutil
 import stat
 import tempfile
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -51,15 +51,20 @@ class PushResult:
     pr_url: str | None = None
     #: False when the repo already held exactly these files: no commit (and no PR) was made.
     changed: bool = True
+    #: The fingerprint of the key that signed the skills (``push --sign``), else None.
+    signed_by: str | None = None
 
     def to_dict(self) -> dict[str, str | list[str] | None]:
-        return {
+        out: dict[str, str | list[str] | None] = {
             "repo_id": self.repo_id,
             "commit": self.commit,
             "url": self.url,
             "tag": self.tag,
             "deleted": list(self.deleted),
         }
+        if self.signed_by:
+            out["signed_by"] = self.signed_by
+        return out
 
 
 @dataclass(frozen=True)
@@ -82,10 +87,13 @@ def push_skills(
     allow_unsafe: bool = False,
     hub: Hub | None = None,
     limits: ScanLimits | None = None,
+    sign: Path | None = None,
 ) -> PushResult:
     """Validate, scan and upload the skill(s) at ``path``; tag the commit when ``tag`` is given.
 
-    Raises ValidationRefused / ScanRefused before any request is made.
+    ``sign`` (a PEM EC private key) signs each skill's staged files into ``skill.oms.sig``
+    (:mod:`.signing`). Raises ValidationRefused / ScanRefused / SignatureError before any
+    request is made.
     """
     if tag and create_pr:
         raise UsageError("--tag cannot be combined with --create-pr: tag after the PR is merged")
@@ -99,13 +107,14 @@ def push_skills(
         multi = multi or any(CARD_FILE in p.files for p in prepared)
         prepared = [_with_layout(p, multi) for p in prepared]
         _check_unique(prepared)
+        prepared, signed_by = _signed(prepared, sign)
         if repo_id is None:
             base = prepared[0].name if not multi else path.resolve().name
             repo_id = f"{hub.whoami()}/{base}"
         repo_id, rev = parse_spec(repo_id)
         if rev:
             raise UsageError(f"--repo takes NS/NAME without a revision, got {repo_id}@{rev}")
-        return _upload(
+        result = _upload(
             hub,
             repo_id,
             prepared,
@@ -115,6 +124,21 @@ def push_skills(
             message=message,
             create_pr=create_pr,
         )
+        return replace(result, signed_by=signed_by)
+
+
+def _signed(prepared: list[_Prepared], key: Path | None) -> tuple[list[_Prepared], str | None]:
+    """Sign each staged skill with ``key`` (or check a signature it already carries)."""
+    from upskill_hub.registry.signing import prepare_upload
+
+    out: list[_Prepared] = []
+    signed_by: str | None = None
+    for p in prepared:
+        files, signer = prepare_upload(p.staged, p.files, key, where=p.name)
+        signed_by = signer.fingerprint if signer else None
+        card = replace(p.card, files=files)
+        out.append(replace(p, files=files, card=card))
+    return out, signed_by
 
 
 def scan_local(
