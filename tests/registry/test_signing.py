@@ -304,3 +304,30 @@ def test_locks_without_signatures_load_and_a_forged_signer_is_refused(
 def entry_name(data: dict[str, dict[str, object]]) -> str:
     [name] = data["skills"]
     return name
+
+
+def test_info_shows_the_signature_and_whether_it_holds(
+    run_cli: Run, tmp_path: Path, unique_repo_id: str, keys: dict[str, Path]
+) -> None:
+    first = _push_signed(tmp_path, unique_repo_id, keys["team"])
+    team = _fingerprint(keys["team.pub"])
+    trusted = run_cli("info", unique_repo_id, "--trusted-key", str(keys["team.pub"]))
+    assert trusted.code == 0, trusted.stderr
+    assert f"signed by {team} (trusted key, verified)" in trusted.stdout
+    unchecked = run_cli("info", unique_repo_id, "--format", "json")
+    [skill] = unchecked.json()["skills"]
+    assert skill["signature"]["key"] == team and skill["signature"]["verified_by"] is None
+    assert skill["signature"]["signed_files"] == ["SKILL.md", "scripts/run.py"]
+    other = run_cli("info", unique_repo_id, "--trusted-key", str(keys["other.pub"]))
+    assert "not a trusted key" in other.stdout
+    HfApi().upload_file(
+        path_or_fileobj=b"changed\n", path_in_repo="scripts/run.py", repo_id=unique_repo_id
+    )
+    tampered = run_cli("info", unique_repo_id)
+    assert "files differ from what was signed: scripts/run.py (changed)" in tampered.stdout
+    unsigned_repo = unique_repo_id + "-plain"
+    _push_signed(tmp_path / "plain", unsigned_repo, None)
+    plain = run_cli("info", unsigned_repo, "--format", "json")
+    assert plain.json()["skills"][0]["signature"] is None
+    assert "not signed" in run_cli("info", unsigned_repo).stdout
+    assert run_cli("info", f"{unique_repo_id}@{first}").code == 0

@@ -408,11 +408,14 @@ def search(
 def info(
     spec: str = typer.Argument(..., help="REPO_ID[@REV]"),
     output_format: OutputFormat = FORMAT_OPTION,
+    trusted_key: list[Path] = TRUSTED_KEY_OPTION,
+    trusted_keys: Path = TRUSTED_KEYS_OPTION,
 ) -> None:
-    """Show a repo's skills: file tree, sizes, frontmatter and scan findings (no install)."""
+    """Show a repo's skills: file tree, sizes, frontmatter, scan findings and signature (no
+    install)."""
     from upskill_hub.registry.search import info as run
 
-    result = run(spec)
+    result = run(spec, trusted_keys=trust_policy(False, trusted_key, trusted_keys).keys)
     if output_format is OutputFormat.json:
         print_json(result.to_dict())
         return
@@ -443,6 +446,33 @@ def info(
             out.print(f"  [red]invalid[/red] {safe(e)}", markup=True, highlight=False)
         if s.safe and not s.validation_errors:
             out.print("  [green]no scan errors, valid[/green]", markup=True)
+        _print_signature(s.signature)
+
+
+def _print_signature(signature: dict[str, Any] | None) -> None:
+    """One line on a skill's signature for ``info``."""
+    if signature is None:
+        console().print("  not signed", highlight=False)
+    elif signature.get("verified_by"):
+        line = (
+            f"  [green]signed by {safe(signature['verified_by'])} (trusted key, verified)[/green]"
+        )
+        console().print(line, markup=True, highlight=False)
+    elif signature.get("problem"):
+        console().print(f"  [red]signature[/red] {safe(signature['problem'])}", highlight=False)
+    elif signature.get("changed_since_signing"):
+        changed = ", ".join(signature["changed_since_signing"])
+        console().print(
+            f"  [red]signature[/red] signed by {safe(signature['key'])}, but files differ from "
+            f"what was signed: {safe(changed)}",
+            highlight=False,
+        )
+    else:
+        console().print(
+            f"  signed by {safe(signature['key'])} (files match; the key is not checked: "
+            "give --trusted-key)",
+            highlight=False,
+        )
 
 
 def _printable(text: str) -> str:

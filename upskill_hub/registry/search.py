@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import tempfile
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from upskill_hub.errors import UnsafeSkill
 from upskill_hub.registry.card import SKILLS_TAG
@@ -23,6 +24,9 @@ from upskill_hub.registry.hub import Hub
 from upskill_hub.registry.scan import ScanFinding, ScanLimits, scan_tree
 from upskill_hub.skill import validate_skill
 from upskill_hub.skill.frontmatter import parse_skill_md
+
+if TYPE_CHECKING:
+    from upskill_hub.registry.signing import TrustedKey
 
 DEFAULT_LIMIT = 20
 
@@ -50,6 +54,8 @@ class SkillInfo:
     frontmatter: dict[str, Any]
     findings: list[ScanFinding]
     validation_errors: list[str]
+    #: What ``skill.oms.sig`` claims and whether it holds (``registry.signing.SignatureInfo``).
+    signature: dict[str, Any] | None = None
 
     @property
     def safe(self) -> bool:
@@ -65,6 +71,7 @@ class SkillInfo:
             "validation_errors": self.validation_errors,
             "safe": self.safe,
             "valid": not self.validation_errors,
+            "signature": self.signature,
         }
 
 
@@ -108,20 +115,32 @@ def search(query: str, *, limit: int = DEFAULT_LIMIT, hub: Hub | None = None) ->
     return hits
 
 
-def info(spec: str, *, hub: Hub | None = None, limits: ScanLimits | None = None) -> RepoInfo:
+def info(
+    spec: str,
+    *,
+    hub: Hub | None = None,
+    limits: ScanLimits | None = None,
+    trusted_keys: Sequence[TrustedKey] = (),
+) -> RepoInfo:
     """Describe ``ns/name[@rev]`` without installing: nothing is written outside the HF cache.
 
     Files are downloaded (into the huggingface_hub cache) only for skills whose listing has no
-    path that could escape the skill folder.
+    path that could escape the skill folder. A signature is checked against ``trusted_keys``.
     """
     hub = hub or Hub()
     limits = limits or ScanLimits()
     repo = inspect_repo(spec, hub=hub)
-    skills = [_skill_info(repo, s, hub, limits) for s in repo.skills]
+    skills = [_skill_info(repo, s, hub, limits, trusted_keys) for s in repo.skills]
     return RepoInfo(repo.repo_id, repo.ref, repo.commit, hub.repo_url(repo.repo_id), skills)
 
 
-def _skill_info(repo: RemoteRepo, skill: RemoteSkill, hub: Hub, limits: ScanLimits) -> SkillInfo:
+def _skill_info(
+    repo: RemoteRepo,
+    skill: RemoteSkill,
+    hub: Hub,
+    limits: ScanLimits,
+    trusted_keys: Sequence[TrustedKey] = (),
+) -> SkillInfo:
     files = [(f.path, f.size) for f in skill.files]
     findings = listing_findings(skill, limits)
     name = skill.name
@@ -143,7 +162,21 @@ def _skill_info(repo: RemoteRepo, skill: RemoteSkill, hub: Hub, limits: ScanLimi
         report = validate_skill(staged)
         errors = [f"{e.location()}: {e.message}" for e in report.errors]
         frontmatter = _frontmatter(staged)
-    return SkillInfo(name, skill.subpath, files, frontmatter, findings + content, errors)
+        signature = _signature(staged, small is skill or small.files == skill.files, trusted_keys)
+    return SkillInfo(name, skill.subpath, files, frontmatter, findings + content, errors, signature)
+
+
+def _signature(
+    staged: Path, complete: bool, trusted_keys: Sequence[TrustedKey]
+) -> dict[str, Any] | None:
+    """The skill's signature as ``info`` shows it (None when it carries none)."""
+    from upskill_hub.registry.signing import SIGNATURE_FILE, describe
+
+    if not (staged / SIGNATURE_FILE).is_file():
+        return None
+    if not complete:
+        return {"signed": True, "problem": "not checked: some files are over the size limit"}
+    return describe(staged, trusted_keys, where=staged.name).to_dict()
 
 
 #: Rules scan_tree repeats from the listing scan (reported once, from the listing).
