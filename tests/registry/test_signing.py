@@ -331,3 +331,38 @@ def test_info_shows_the_signature_and_whether_it_holds(
     assert plain.json()["skills"][0]["signature"] is None
     assert "not signed" in run_cli("info", unsigned_repo).stdout
     assert run_cli("info", f"{unique_repo_id}@{first}").code == 0
+
+
+def test_openssl_style_keys_and_verify_require_signature_on_unsigned_entries(
+    run_cli: Run, tmp_path: Path, project: Path, unique_repo_id: str
+) -> None:
+    from cryptography.hazmat.primitives import serialization
+    from cryptography.hazmat.primitives.asymmetric import ec
+
+    # `openssl ecparam -genkey -noout` writes SEC1 ("BEGIN EC PRIVATE KEY") PEM
+    key = ec.generate_private_key(ec.SECP384R1())
+    private = tmp_path / "k.pem"
+    private.write_bytes(
+        key.private_bytes(
+            serialization.Encoding.PEM,
+            serialization.PrivateFormat.TraditionalOpenSSL,
+            serialization.NoEncryption(),
+        )
+    )
+    public = tmp_path / "k.pub"
+    public.write_bytes(
+        key.public_key().public_bytes(
+            serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo
+        )
+    )
+    assert private.read_text().startswith("-----BEGIN EC PRIVATE KEY-----")
+    _push_signed(tmp_path, unique_repo_id, private)
+    assert _pull_required(run_cli, unique_repo_id, project, public).code == 0
+    plain = unique_repo_id + "-plain"
+    _push_signed(tmp_path / "plain", plain, None)
+    assert run_cli("pull", plain, cwd=project).code == 0
+    args = ("verify", "--require-signature", "--trusted-key", str(public), "--format", "json")
+    result = run_cli(*args, cwd=project)
+    assert result.code == 1
+    plain_name = plain.split("/")[1]
+    assert result.json()["signatures"] == {plain_name: [f"{plain_name}: not signed"]}
