@@ -366,3 +366,21 @@ def test_openssl_style_keys_and_verify_require_signature_on_unsigned_entries(
     assert result.code == 1
     plain_name = plain.split("/")[1]
     assert result.json()["signatures"] == {plain_name: [f"{plain_name}: not signed"]}
+
+
+def test_each_skill_of_a_multi_skill_repo_carries_its_own_signature(
+    tmp_path: Path, project: Path, unique_repo_id: str, keys: dict[str, Path]
+) -> None:
+    folder = tmp_path / "many"
+    write_skill(folder, "alpha")
+    write_skill(folder, "beta", {"data/table.csv": "a,b\n1,2\n"})
+    push_skills(folder, repo_id=unique_repo_id, sign=keys["team"])
+    repo_files = set(HfApi().list_repo_files(unique_repo_id))
+    assert {f"skills/alpha/{SIGNATURE_FILE}", f"skills/beta/{SIGNATURE_FILE}"} <= repo_files
+    assert SIGNATURE_FILE not in repo_files  # the card (README.md) is not signed
+    policy = TrustPolicy(tuple(load_trusted_keys([keys["team.pub"]], use_env=False)), True)
+    report = pull(unique_repo_id, skills=["beta"], project_root=project, trust=policy)
+    assert [s.name for s in report.skills] == ["beta"]
+    locked = read_lock(project).skills["beta"]
+    assert locked.signature is not None
+    assert set(locked.files) == {"SKILL.md", "data/table.csv", SIGNATURE_FILE}
