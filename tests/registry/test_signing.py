@@ -384,3 +384,25 @@ def test_each_skill_of_a_multi_skill_repo_carries_its_own_signature(
     locked = read_lock(project).skills["beta"]
     assert locked.signature is not None
     assert set(locked.files) == {"SKILL.md", "data/table.csv", SIGNATURE_FILE}
+
+
+def test_a_signature_that_claims_a_trusted_key_it_was_not_made_with_is_refused(
+    run_cli: Run, tmp_path: Path, project: Path, unique_repo_id: str, keys: dict[str, Path]
+) -> None:
+    _push_signed(tmp_path, unique_repo_id, keys["other"])
+    api = HfApi()
+    bundle = json.loads(
+        Path(api.hf_hub_download(unique_repo_id, SIGNATURE_FILE)).read_text(encoding="utf-8")
+    )
+    team_hint = _fingerprint(keys["team.pub"]).removeprefix("sha256:")
+    bundle["verificationMaterial"]["publicKey"]["hint"] = team_hint
+    api.upload_file(
+        path_or_fileobj=json.dumps(bundle).encode(),
+        path_in_repo=SIGNATURE_FILE,
+        repo_id=unique_repo_id,
+    )
+    before = _state(project)
+    # refused even without --require-signature: it names a trusted key it cannot back
+    result = run_cli("pull", unique_repo_id, "--trusted-key", str(keys["team.pub"]), cwd=project)
+    assert result.code == 1 and "does not verify with trusted key" in result.stderr
+    assert _state(project) == before

@@ -399,7 +399,7 @@ def _verify_with(folder: Path, key: TrustedKey, where: str) -> None:
             raise SignatureError(
                 f"{where}: the signature does not verify with trusted key "
                 f"{key.fingerprint[:19]} ({reason})",
-                kind="untrusted",
+                kind="invalid",
             ) from None
 
 
