@@ -7,6 +7,7 @@ import json
 import stat
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 from huggingface_hub import HfApi
@@ -406,3 +407,114 @@ def test_a_signature_that_claims_a_trusted_key_it_was_not_made_with_is_refused(
     result = run_cli("pull", unique_repo_id, "--trusted-key", str(keys["team.pub"]), cwd=project)
     assert result.code == 1 and "does not verify with trusted key" in result.stderr
     assert _state(project) == before
+
+
+# -- certificate signing ------------------------------------------------------------------------
+
+
+def _make_pki(folder: Path, name: str) -> dict[str, Path]:
+    """A CA and a code-signing certificate it issued, as PEM files (EC P-256)."""
+    import datetime
+
+    from cryptography import x509
+    from cryptography.hazmat.primitives import hashes, serialization
+    from cryptography.hazmat.primitives.asymmetric import ec
+    from cryptography.x509.oid import NameOID
+
+    folder.mkdir(parents=True, exist_ok=True)
+    now = datetime.datetime.now(datetime.UTC)
+
+    def cert(subject: str, key: Any, issuer: str, issuer_key: Any, ca: bool) -> Any:
+        usage = x509.KeyUsage(
+            digital_signature=not ca,
+            content_commitment=False,
+            key_encipherment=False,
+            data_encipherment=False,
+            key_agreement=False,
+            key_cert_sign=ca,
+            crl_sign=ca,
+            encipher_only=False,
+            decipher_only=False,
+        )
+        return (
+            x509.CertificateBuilder()
+            .subject_name(x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, subject)]))
+            .issuer_name(x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, issuer)]))
+            .public_key(key.public_key())
+            .serial_number(x509.random_serial_number())
+            .not_valid_before(now - datetime.timedelta(minutes=5))
+            .not_valid_after(now + datetime.timedelta(days=30))
+            .add_extension(x509.BasicConstraints(ca=ca, path_length=None), critical=True)
+            .add_extension(usage, critical=True)
+            .sign(issuer_key, hashes.SHA256())
+        )
+
+    ca_key, leaf_key = (
+        ec.generate_private_key(ec.SECP256R1()),
+        ec.generate_private_key(ec.SECP256R1()),
+    )
+    ca_cert = cert(f"{name} CA", ca_key, f"{name} CA", ca_key, True)
+    leaf_cert = cert(f"{name} skills", leaf_key, f"{name} CA", ca_key, False)
+    paths = {"ca": folder / "ca.crt", "cert": folder / "signing.crt", "key": folder / "signing.key"}
+    paths["ca"].write_bytes(ca_cert.public_bytes(serialization.Encoding.PEM))
+    paths["cert"].write_bytes(leaf_cert.public_bytes(serialization.Encoding.PEM))
+    paths["key"].write_bytes(
+        leaf_key.private_bytes(
+            serialization.Encoding.PEM,
+            serialization.PrivateFormat.PKCS8,
+            serialization.NoEncryption(),
+        )
+    )
+    return paths
+
+
+def test_certificate_signed_skill_installs_against_its_ca_and_others_are_refused(
+    run_cli: Run, tmp_path: Path, project: Path, unique_repo_id: str, keys: dict[str, Path]
+) -> None:
+    team, rogue = _make_pki(tmp_path / "team", "Team"), _make_pki(tmp_path / "rogue", "Rogue")
+    skill = write_skill(tmp_path / "src", unique_repo_id.split("/")[1])
+    pushed = run_cli(
+        "push", str(skill), "--repo", unique_repo_id, "--sign", str(team["key"]),
+        "--sign-certificate", str(team["cert"]), "--format", "json",
+    )  # fmt: skip
+    assert pushed.code == 0, pushed.stderr
+    assert pushed.json()["signed_by"].startswith("CN=Team skills (sha256:")
+    before = _state(project)
+    for args, expected in [
+        (["--trusted-ca", str(rogue["ca"])], "does not verify against a trusted CA (CN=Rogue CA)"),
+        (["--trusted-key", str(keys["team.pub"])], "no CA is trusted (--trusted-ca)"),
+    ]:
+        refused = run_cli("pull", unique_repo_id, "--require-signature", *args, cwd=project)
+        assert refused.code == 1 and expected in refused.stderr, refused.stderr
+        assert "CN=Team skills" in refused.stderr
+        assert _state(project) == before
+    ok = run_cli(
+        "pull", unique_repo_id, "--require-signature", "--trusted-ca", str(team["ca"]), cwd=project
+    )
+    assert ok.code == 0, ok.stderr
+    name = unique_repo_id.split("/")[1]
+    signature = read_lock(project).skills[name].signature
+    assert signature is not None and signature["method"] == "certificate"
+    assert signature["subject"] == "CN=Team skills"
+    assert signature["ca"] == team["ca"].read_text()
+    assert run_cli("verify", cwd=project).code == 0
+    shown = run_cli("info", unique_repo_id, "--trusted-ca", str(team["ca"]))
+    assert "signed by CN=Team skills (sha256:" in shown.stdout and "verified" in shown.stdout
+    (project / ".claude" / "skills" / name / "SKILL.md").write_text("changed\n")
+    checked = run_cli("verify", "--format", "json", cwd=project)
+    assert checked.code == 1 and "SKILL.md (changed)" in checked.json()["signatures"][name][0]
+
+
+def test_a_certificate_that_is_not_the_keys_is_a_one_line_error(
+    run_cli: Run, tmp_path: Path, unique_repo_id: str, keys: dict[str, Path]
+) -> None:
+    team = _make_pki(tmp_path / "team", "Team")
+    skill = write_skill(tmp_path / "src", "cert-mismatch")
+    result = run_cli(
+        "push", str(skill), "--repo", unique_repo_id, "--sign", str(keys["team"]),
+        "--sign-certificate", str(team["cert"]),
+    )  # fmt: skip
+    assert result.code == 2 and str(team["cert"]) in result.stderr
+    assert "does not match" in result.stderr and "Traceback" not in result.stderr
+    alone = run_cli("push", str(skill), "--repo", unique_repo_id, "--sign-certificate", "x.crt")
+    assert alone.code == 2 and "need --sign KEY" in alone.stderr

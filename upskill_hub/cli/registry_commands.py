@@ -20,10 +20,14 @@ from upskill_hub.cli.output import (
     wrapping_table,
 )
 from upskill_hub.cli.signing_commands import (
+    CERTIFICATE_CHAIN_OPTION,
     REQUIRE_SIGNATURE_OPTION,
+    SIGN_CERTIFICATE_OPTION,
     SIGN_OPTION,
+    TRUSTED_CA_OPTION,
     TRUSTED_KEY_OPTION,
     TRUSTED_KEYS_OPTION,
+    signing_key,
     trust_policy,
 )
 
@@ -101,6 +105,8 @@ def push(
     allow_unsafe: bool = PUSH_UNSAFE_OPTION,
     output_format: OutputFormat = FORMAT_OPTION,
     sign: Path = SIGN_OPTION,
+    sign_certificate: Path = SIGN_CERTIFICATE_OPTION,
+    certificate_chain: list[Path] = CERTIFICATE_CHAIN_OPTION,
 ) -> None:
     """Validate, scan and publish skills to a Hub model repo with a model card."""
     from upskill_hub.registry.push import push_skills
@@ -115,7 +121,7 @@ def push(
             message=message,
             create_pr=create_pr,
             allow_unsafe=allow_unsafe,
-            sign=sign,
+            sign=signing_key(sign, sign_certificate, certificate_chain),
         )
     if output_format is OutputFormat.json:
         print_json(result.to_dict())
@@ -159,6 +165,7 @@ def pull(
     require_signature: bool = REQUIRE_SIGNATURE_OPTION,
     trusted_key: list[Path] = TRUSTED_KEY_OPTION,
     trusted_keys: Path = TRUSTED_KEYS_OPTION,
+    trusted_ca: list[Path] = TRUSTED_CA_OPTION,
 ) -> None:
     """Download, check and install skills from a Hub repo; lock the commit."""
     from upskill_hub.registry.pull import pull as run
@@ -174,7 +181,7 @@ def pull(
             force=force,
             allow_unsafe=allow_unsafe,
             project_root=project,
-            trust=trust_policy(require_signature, trusted_key, trusted_keys),
+            trust=trust_policy(require_signature, trusted_key, trusted_keys, trusted_ca),
         )
     _print_report(report, output_format)
 
@@ -191,6 +198,7 @@ def install(
     require_signature: bool = REQUIRE_SIGNATURE_OPTION,
     trusted_key: list[Path] = TRUSTED_KEY_OPTION,
     trusted_keys: Path = TRUSTED_KEYS_OPTION,
+    trusted_ca: list[Path] = TRUSTED_CA_OPTION,
 ) -> None:
     """Restore exactly the commits in upskill-hub.lock."""
     from upskill_hub.registry.pull import install_locked
@@ -203,7 +211,7 @@ def install(
             force=force,
             allow_unsafe=allow_unsafe,
             project_root=project,
-            trust=trust_policy(require_signature, trusted_key, trusted_keys),
+            trust=trust_policy(require_signature, trusted_key, trusted_keys, trusted_ca),
         )
     _print_report(report, output_format)
 
@@ -217,6 +225,7 @@ def update(
     require_signature: bool = REQUIRE_SIGNATURE_OPTION,
     trusted_key: list[Path] = TRUSTED_KEY_OPTION,
     trusted_keys: Path = TRUSTED_KEYS_OPTION,
+    trusted_ca: list[Path] = TRUSTED_CA_OPTION,
 ) -> None:
     """Move skills to the current commit of their ref; edited ones need --force.
 
@@ -231,7 +240,7 @@ def update(
             force=force,
             allow_unsafe=allow_unsafe,
             project_root=project,
-            trust=trust_policy(require_signature, trusted_key, trusted_keys),
+            trust=trust_policy(require_signature, trusted_key, trusted_keys, trusted_ca),
         )
     _print_report(report, output_format)
     if any(s.status == "skipped" for s in report.skills):
@@ -273,6 +282,7 @@ def verify(
     require_signature: bool = REQUIRE_SIGNATURE_OPTION,
     trusted_key: list[Path] = TRUSTED_KEY_OPTION,
     trusted_keys: Path = TRUSTED_KEYS_OPTION,
+    trusted_ca: list[Path] = TRUSTED_CA_OPTION,
 ) -> None:
     """Check installed skills against the lock, and signed ones against their signature: exit 0
     when all match, 1 naming every differing file, 2 when it cannot tell (no lock, unreadable
@@ -282,7 +292,7 @@ def verify(
     from upskill_hub.registry.signing import verify_signatures
 
     bad = run(project)
-    policy = trust_policy(require_signature, trusted_key, trusted_keys)
+    policy = trust_policy(require_signature, trusted_key, trusted_keys, trusted_ca)
     signatures = verify_signatures(project_root_for(project), policy)
     if output_format is OutputFormat.json:
         print_json(
@@ -410,12 +420,13 @@ def info(
     output_format: OutputFormat = FORMAT_OPTION,
     trusted_key: list[Path] = TRUSTED_KEY_OPTION,
     trusted_keys: Path = TRUSTED_KEYS_OPTION,
+    trusted_ca: list[Path] = TRUSTED_CA_OPTION,
 ) -> None:
     """Show a repo's skills: file tree, sizes, frontmatter, scan findings and signature (no
     install)."""
     from upskill_hub.registry.search import info as run
 
-    result = run(spec, trusted_keys=trust_policy(False, trusted_key, trusted_keys).keys)
+    result = run(spec, trust=trust_policy(False, trusted_key, trusted_keys, trusted_ca))
     if output_format is OutputFormat.json:
         print_json(result.to_dict())
         return

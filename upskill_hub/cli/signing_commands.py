@@ -12,7 +12,7 @@ import typer
 from upskill_hub.cli.output import OutputFormat, console, print_json, safe
 
 if TYPE_CHECKING:
-    from upskill_hub.registry.signing import TrustPolicy
+    from upskill_hub.registry.signing import SigningKey, TrustPolicy
 
 TRUSTED_KEYS_ENV = "UPSKILL_HUB_TRUSTED_KEYS"  # registry.signing.TRUSTED_KEYS_ENV, for help text
 
@@ -32,6 +32,22 @@ TRUSTED_KEYS_OPTION = typer.Option(
     "--trusted-keys",
     help="A file of PEM public keys trusted to sign skills (one or more keys).",
 )
+TRUSTED_CA_OPTION = typer.Option(
+    [],
+    "--trusted-ca",
+    help="A PEM CA certificate: skills signed with a certificate it issued are trusted "
+    "(repeatable; also $UPSKILL_HUB_TRUSTED_CAS).",
+)
+SIGN_CERTIFICATE_OPTION = typer.Option(
+    None,
+    "--sign-certificate",
+    help="With --sign: sign with this PEM certificate of the key (certificate signing).",
+)
+CERTIFICATE_CHAIN_OPTION = typer.Option(
+    [],
+    "--certificate-chain",
+    help="With --sign-certificate: intermediate CA certificates to include (repeatable).",
+)
 SIGN_OPTION = typer.Option(
     None,
     "--sign",
@@ -40,12 +56,34 @@ SIGN_OPTION = typer.Option(
 )
 
 
-def trust_policy(require: bool, keys: list[Path] | None, keys_file: Path | None) -> TrustPolicy:
-    """The trust the options and ``$UPSKILL_HUB_TRUSTED_KEYS`` give."""
-    from upskill_hub.registry.signing import TrustPolicy, load_trusted_keys
+def trust_policy(
+    require: bool,
+    keys: list[Path] | None,
+    keys_file: Path | None,
+    cas: list[Path] | None = None,
+) -> TrustPolicy:
+    """The trust the options, ``$UPSKILL_HUB_TRUSTED_KEYS`` and ``$UPSKILL_HUB_TRUSTED_CAS``
+    give."""
+    from upskill_hub.registry.signing import TrustPolicy, load_trusted_cas, load_trusted_keys
 
     paths = [*(keys or []), *([keys_file] if keys_file else [])]
-    return TrustPolicy(tuple(load_trusted_keys(paths)), require=require)
+    return TrustPolicy(
+        tuple(load_trusted_keys(paths)), require=require, cas=tuple(load_trusted_cas(cas or []))
+    )
+
+
+def signing_key(
+    key: Path | None, certificate: Path | None, chain: list[Path] | None
+) -> SigningKey | None:
+    """What ``push`` signs with; UsageError for a certificate without a key."""
+    from upskill_hub.errors import UsageError
+    from upskill_hub.registry.signing import SigningKey
+
+    if key is None:
+        if certificate is not None or chain:
+            raise UsageError("--sign-certificate and --certificate-chain need --sign KEY")
+        return None
+    return SigningKey(key, certificate, tuple(chain or []))
 
 
 def keygen(

@@ -254,13 +254,28 @@ def _skill_from_json(name: str, entry: Any, root: Path) -> LockedSkill:
 
 
 def _signature_from_json(where: str, value: Any) -> dict[str, str] | None:
-    """The optional ``signature`` of an entry: the signing key's fingerprint and public key."""
+    """The optional ``signature`` of an entry: the signing key's fingerprint and public key, or
+    the signing certificate's fingerprint, subject and the CA it chained to."""
     if value is None:
         return None
-    if not isinstance(value, dict) or set(value) != {"method", "signer", "public_key"}:
-        raise ValueError(f"{where}.signature must hold exactly method, signer and public_key")
-    if value["method"] != "key" or not all(isinstance(v, str) for v in value.values()):
-        raise ValueError(f"{where}.signature.method must be 'key'")
+    shapes = {
+        "key": {"method", "signer", "public_key"},
+        "certificate": {"method", "signer", "subject", "ca"},
+    }
+    method = value.get("method") if isinstance(value, dict) else None
+    if not isinstance(value, dict) or set(value) != shapes.get(str(method), set()):
+        raise ValueError(
+            f"{where}.signature must hold method 'key' with signer and public_key, or method "
+            "'certificate' with signer, subject and ca"
+        )
+    if not all(isinstance(v, str) for v in value.values()):
+        raise ValueError(f"{where}.signature values must be strings")
+    if not re.fullmatch(r"sha256:[0-9a-f]{64}", value["signer"]):
+        raise ValueError(f"{where}.signature.signer must be sha256:<64 hex>")
+    if value["method"] == "certificate":
+        if not value["ca"].startswith("-----BEGIN CERTIFICATE-----"):
+            raise ValueError(f"{where}.signature.ca must be a PEM certificate")
+        return dict(value)
     pem = value["public_key"]
     digest = hashlib.sha256(pem.encode("utf-8")).hexdigest()
     if not pem.startswith("-----BEGIN PUBLIC KEY-----") or value["signer"] != f"sha256:{digest}":

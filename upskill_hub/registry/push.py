@@ -14,6 +14,7 @@ import stat
 import tempfile
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
 from huggingface_hub import CommitOperationAdd, CommitOperationDelete
@@ -31,6 +32,9 @@ from upskill_hub.registry.hub import Hub, parse_spec
 from upskill_hub.registry.scan import ScanFinding, ScanLimits, scan_tree
 from upskill_hub.skill import Skill, discover_skills, list_files, load_skill, validate_skill
 from upskill_hub.skill.discover import has_skill_md
+
+if TYPE_CHECKING:
+    from upskill_hub.registry.signing import SigningKey
 
 #: Findings ``--allow-unsafe`` never overrides on push: links, special files, escaping paths.
 NEVER_UPLOADED = ESCAPING_RULES | {"symlink", "special-file"}
@@ -87,13 +91,13 @@ def push_skills(
     allow_unsafe: bool = False,
     hub: Hub | None = None,
     limits: ScanLimits | None = None,
-    sign: Path | None = None,
+    sign: Path | SigningKey | None = None,
 ) -> PushResult:
     """Validate, scan and upload the skill(s) at ``path``; tag the commit when ``tag`` is given.
 
-    ``sign`` (a PEM EC private key) signs each skill's staged files into ``skill.oms.sig``
-    (:mod:`.signing`). Raises ValidationRefused / ScanRefused / SignatureError before any
-    request is made.
+    ``sign`` (a PEM EC private key, or a :class:`~.signing.SigningKey` with its certificate)
+    signs each skill's staged files into ``skill.oms.sig`` (:mod:`.signing`). Raises
+    ValidationRefused / ScanRefused / SignatureError before any request is made.
     """
     if tag and create_pr:
         raise UsageError("--tag cannot be combined with --create-pr: tag after the PR is merged")
@@ -127,7 +131,9 @@ def push_skills(
         return replace(result, signed_by=signed_by)
 
 
-def _signed(prepared: list[_Prepared], key: Path | None) -> tuple[list[_Prepared], str | None]:
+def _signed(
+    prepared: list[_Prepared], key: Path | SigningKey | None
+) -> tuple[list[_Prepared], str | None]:
     """Sign each staged skill with ``key`` (or check a signature it already carries)."""
     from upskill_hub.registry.signing import prepare_upload
 
@@ -135,7 +141,7 @@ def _signed(prepared: list[_Prepared], key: Path | None) -> tuple[list[_Prepared
     signed_by: str | None = None
     for p in prepared:
         files, signer = prepare_upload(p.staged, p.files, key, where=p.name)
-        signed_by = signer.fingerprint if signer else None
+        signed_by = signer.who if signer else None
         card = replace(p.card, files=files)
         out.append(replace(p, files=files, card=card))
     return out, signed_by

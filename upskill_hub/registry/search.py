@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import tempfile
-from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -26,7 +25,7 @@ from upskill_hub.skill import validate_skill
 from upskill_hub.skill.frontmatter import parse_skill_md
 
 if TYPE_CHECKING:
-    from upskill_hub.registry.signing import TrustedKey
+    from upskill_hub.registry.signing import TrustPolicy
 
 DEFAULT_LIMIT = 20
 
@@ -120,17 +119,17 @@ def info(
     *,
     hub: Hub | None = None,
     limits: ScanLimits | None = None,
-    trusted_keys: Sequence[TrustedKey] = (),
+    trust: TrustPolicy | None = None,
 ) -> RepoInfo:
     """Describe ``ns/name[@rev]`` without installing: nothing is written outside the HF cache.
 
     Files are downloaded (into the huggingface_hub cache) only for skills whose listing has no
-    path that could escape the skill folder. A signature is checked against ``trusted_keys``.
+    path that could escape the skill folder. A signature is checked against ``trust``.
     """
     hub = hub or Hub()
     limits = limits or ScanLimits()
     repo = inspect_repo(spec, hub=hub)
-    skills = [_skill_info(repo, s, hub, limits, trusted_keys) for s in repo.skills]
+    skills = [_skill_info(repo, s, hub, limits, trust) for s in repo.skills]
     return RepoInfo(repo.repo_id, repo.ref, repo.commit, hub.repo_url(repo.repo_id), skills)
 
 
@@ -139,7 +138,7 @@ def _skill_info(
     skill: RemoteSkill,
     hub: Hub,
     limits: ScanLimits,
-    trusted_keys: Sequence[TrustedKey] = (),
+    trust: TrustPolicy | None = None,
 ) -> SkillInfo:
     files = [(f.path, f.size) for f in skill.files]
     findings = listing_findings(skill, limits)
@@ -162,13 +161,11 @@ def _skill_info(
         report = validate_skill(staged)
         errors = [f"{e.location()}: {e.message}" for e in report.errors]
         frontmatter = _frontmatter(staged)
-        signature = _signature(staged, small is skill or small.files == skill.files, trusted_keys)
+        signature = _signature(staged, small is skill or small.files == skill.files, trust)
     return SkillInfo(name, skill.subpath, files, frontmatter, findings + content, errors, signature)
 
 
-def _signature(
-    staged: Path, complete: bool, trusted_keys: Sequence[TrustedKey]
-) -> dict[str, Any] | None:
+def _signature(staged: Path, complete: bool, trust: TrustPolicy | None) -> dict[str, Any] | None:
     """The skill's signature as ``info`` shows it (None when it carries none)."""
     from upskill_hub.registry.signing import SIGNATURE_FILE, describe
 
@@ -176,7 +173,7 @@ def _signature(
         return None
     if not complete:
         return {"signed": True, "problem": "not checked: some files are over the size limit"}
-    return describe(staged, trusted_keys, where=staged.name).to_dict()
+    return describe(staged, trust, where=staged.name).to_dict()
 
 
 #: Rules scan_tree repeats from the listing scan (reported once, from the listing).

@@ -4,97 +4,139 @@ A signed skill carries ``skill.oms.sig`` beside its SKILL.md: a sigstore bundle 
 payload lists every other file of the skill folder with its sha256. ``push --sign`` writes it over
 the staged (uploaded) files; ``pull``/``install``/``update`` check it on the staged download,
 before anything is installed, against trusted public keys (``--trusted-key``, a keys file,
-``UPSKILL_HUB_TRUSTED_KEYS``); the lock records the signer (its key fingerprint and public key)
-so ``verify`` can re-check the installed copy and a later update must be signed by the same key.
+``UPSKILL_HUB_TRUSTED_KEYS``) or CA certificates (``--trusted-ca``) for certificate signing; the
+lock records the signer (key fingerprint and public key, or certificate fingerprint, subject and
+CA) so ``verify`` can re-check the installed copy and a later update must have the same signer.
 
-Keys are elliptic-curve keys in PEM (P-256/384/521, what model-signing accepts). A key's
-fingerprint is ``sha256:`` + the sha256 of its PEM SubjectPublicKeyInfo, the hint model-signing
-puts in the bundle. The private key is only read from its file to sign; it is never copied,
-printed or logged. ``model_signing`` (the ``sign`` extra) is imported only when a signature is
-made or checked. Certificate and sigstore (keyless) signing are not offered here.
+Keys are elliptic-curve keys in PEM (P-256/384/521, what model-signing accepts); keys and CAs
+are read in :mod:`.signing_keys`. ``model_signing`` (the ``sign`` extra) is imported only when a
+signature is made or checked. Sigstore keyless signing (it needs the network) is not offered.
 """
 
 from __future__ import annotations
 
 import base64
 import binascii
-import hashlib
 import json
 import os
 import re
 import tempfile
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from upskill_hub.atomic_io import atomic_write_bytes
 from upskill_hub.errors import SignatureError, UsageError
 from upskill_hub.registry.lock import LockedSkill, hash_tree
+from upskill_hub.registry.signing_keys import (
+    KEY_PASSWORD_ENV,
+    TRUSTED_KEYS_ENV,
+    TrustedCA,
+    TrustedKey,
+    ca_from_pem,
+    certificate_identity,
+    generate_key_pair,
+    key_fingerprint,
+    load_trusted_cas,
+    load_trusted_keys,
+    public_key_of,
+)
+
+__all__ = [
+    "SIGNATURE_FILE",
+    "SignatureInfo",
+    "Signer",
+    "SigningKey",
+    "TrustPolicy",
+    "check_fetched",
+    "check_installed",
+    "describe",
+    "generate_key_pair",
+    "load_trusted_cas",
+    "load_trusted_keys",
+    "prepare_upload",
+    "sign_skill",
+    "verify_signatures",
+    "verify_skill",
+]
 
 #: The detached signature beside SKILL.md (the name NVIDIA's verified skills use).
 SIGNATURE_FILE = "skill.oms.sig"
-#: Files (PEM public keys, one or several each) trusted to sign, separated by ``os.pathsep``.
-TRUSTED_KEYS_ENV = "UPSKILL_HUB_TRUSTED_KEYS"
-#: Password of an encrypted signing key (read only when the key needs one; never printed).
-KEY_PASSWORD_ENV = "UPSKILL_HUB_SIGNING_KEY_PASSWORD"
 #: A bundle larger than this is not a skill signature.
 MAX_SIGNATURE_BYTES = 1 << 20
 
-_PEM_PUBLIC = re.compile(
-    rb"-----BEGIN PUBLIC KEY-----\r?\n[A-Za-z0-9+/=\r\n]+-----END PUBLIC KEY-----"
-)
 _HEX64 = re.compile(r"[0-9a-f]{64}")
 _SHOWN = 5
 
 
 @dataclass(frozen=True)
-class TrustedKey:
-    """A public key allowed to sign skills: its fingerprint, PEM and the file it came from."""
+class SigningKey:
+    """What ``push --sign`` signs with: a PEM EC private key, and for certificate signing its
+    certificate and the intermediate certificates up to (not including) the root."""
 
-    fingerprint: str
-    pem: str
-    source: str
+    private_key: Path
+    certificate: Path | None = None
+    chain: tuple[Path, ...] = ()
 
 
 @dataclass(frozen=True)
 class Signer:
-    """Who signed a skill, as the lock records it (``method`` is ``key``)."""
+    """Who signed a skill, as the lock records it: ``method`` ``key`` (``fingerprint`` of the
+    public key) or ``certificate`` (``fingerprint`` of the certificate, its subject, the CA)."""
 
     method: str
     fingerprint: str
-    public_key: str
+    public_key: str = ""
+    subject: str = ""
+    ca: str = ""
 
     def to_dict(self) -> dict[str, str]:
-        return {"method": self.method, "signer": self.fingerprint, "public_key": self.public_key}
+        if self.method == "key":
+            return {"method": "key", "signer": self.fingerprint, "public_key": self.public_key}
+        return {
+            "method": "certificate",
+            "signer": self.fingerprint,
+            "subject": self.subject,
+            "ca": self.ca,
+        }
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> Signer:
-        """The lock's ``signature`` entry; ValueError when malformed or inconsistent."""
-        method, signer, pem = data.get("method"), data.get("signer"), data.get("public_key")
-        if method != "key":
-            raise ValueError(f"signature.method must be 'key', got {method!r}")
-        if not isinstance(pem, str) or not isinstance(signer, str) or not pem.isascii():
-            raise ValueError("signature.signer and signature.public_key must be strings")
-        if key_fingerprint(pem) != signer:
-            raise ValueError("signature.signer is not the fingerprint of signature.public_key")
-        return cls("key", signer, pem)
+    def from_dict(cls, data: dict[str, str]) -> Signer:
+        """The lock's ``signature`` entry (already checked by ``read_lock``)."""
+        if data["method"] == "key":
+            return cls("key", data["signer"], public_key=data["public_key"])
+        return cls("certificate", data["signer"], subject=data["subject"], ca=data["ca"])
+
+    @property
+    def who(self) -> str:
+        return self.fingerprint if self.method == "key" else f"{self.subject} ({self.fingerprint})"
 
 
 @dataclass(frozen=True)
 class TrustPolicy:
-    """What a command accepts: ``require`` refuses unsigned skills; ``keys`` may sign."""
+    """What a command accepts: ``require`` refuses unsigned skills; ``keys`` may sign, and so
+    may certificates issued by ``cas``."""
 
     keys: tuple[TrustedKey, ...] = ()
     require: bool = False
+    cas: tuple[TrustedCA, ...] = ()
 
     def with_key(self, signer: Signer | None) -> TrustPolicy:
-        """This policy plus a locked signer's key, required (updates stay with the signer)."""
+        """This policy plus a locked signer's key or CA, required (updates stay with it)."""
         if signer is None:
             return self
+        if signer.method == "certificate":
+            ca = ca_from_pem(signer.ca, "upskill-hub.lock")
+            known = {c.fingerprint for c in self.cas}
+            cas = self.cas if ca.fingerprint in known else (*self.cas, ca)
+            return TrustPolicy(self.keys, require=True, cas=cas)
         known = {k.fingerprint for k in self.keys}
         extra = () if signer.fingerprint in known else (_locked_key(signer),)
-        return TrustPolicy(self.keys + extra, require=True)
+        return TrustPolicy(self.keys + extra, require=True, cas=self.cas)
+
+    @property
+    def trusts_anyone(self) -> bool:
+        return bool(self.keys or self.cas)
 
 
 @dataclass(frozen=True)
@@ -119,91 +161,6 @@ class SignatureInfo:
         }
 
 
-# -- keys ---------------------------------------------------------------------------------------
-
-
-def canonical_public_key(pem: str | bytes) -> str:
-    """A PEM public key as model-signing hashes it (SubjectPublicKeyInfo, PEM, ``\\n`` line
-    ends); ValueError when ``pem`` is not an EC public key."""
-    serialization, ec = _crypto()
-
-    data = pem.encode() if isinstance(pem, str) else pem
-    key = serialization.load_pem_public_key(data)
-    if not isinstance(key, ec.EllipticCurvePublicKey):
-        raise ValueError("not an elliptic-curve public key")
-    canonical = key.public_bytes(
-        serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo
-    )
-    return canonical.decode("ascii")
-
-
-def key_fingerprint(canonical_pem: str) -> str:
-    """``sha256:<hex>`` of a canonical PEM public key (the hint model-signing writes)."""
-    return "sha256:" + hashlib.sha256(canonical_pem.encode("ascii")).hexdigest()
-
-
-def generate_key_pair(private_path: Path, public_path: Path | None = None) -> TrustedKey:
-    """Write a new P-256 key pair: the private key (mode 0600) and its public key beside it.
-
-    Refuses to overwrite either file. Returns the public key as it would be trusted.
-    """
-    serialization, ec = _crypto()
-
-    private_path = Path(private_path)
-    public_path = Path(public_path) if public_path else private_path.with_suffix(".pub")
-    if private_path == public_path:
-        raise UsageError(f"{public_path}: the public key needs its own file")
-    for path in (private_path, public_path):
-        if os.path.lexists(path):
-            raise UsageError(f"{path}: already exists; refusing to overwrite a key")
-    key = ec.generate_private_key(ec.SECP256R1())
-    private = key.private_bytes(
-        serialization.Encoding.PEM,
-        serialization.PrivateFormat.PKCS8,
-        serialization.NoEncryption(),
-    )
-    public = key.public_key().public_bytes(
-        serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo
-    )
-    private_path.parent.mkdir(parents=True, exist_ok=True)
-    fd = os.open(private_path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-    with os.fdopen(fd, "wb") as fh:
-        fh.write(private)
-    atomic_write_bytes(public_path, public)
-    pem = public.decode("ascii")
-    return TrustedKey(key_fingerprint(pem), pem, str(public_path))
-
-
-def load_trusted_keys(
-    paths: Iterable[Path | str] = (), *, use_env: bool = True
-) -> list[TrustedKey]:
-    """The public keys in ``paths`` (plus ``$UPSKILL_HUB_TRUSTED_KEYS`` when ``use_env``).
-
-    Each file holds one or more PEM public keys; a file without one, or a key that is not an EC
-    key, is a UsageError naming the file.
-    """
-    sources = [Path(p) for p in paths]
-    env = os.environ.get(TRUSTED_KEYS_ENV, "") if use_env else ""
-    sources += [Path(p) for p in env.split(os.pathsep) if p.strip()]
-    keys: dict[str, TrustedKey] = {}
-    for source in sources:
-        try:
-            data = source.read_bytes()
-        except OSError as exc:
-            raise UsageError(f"{source}: cannot read trusted key file: {exc.strerror}") from None
-        blocks = _PEM_PUBLIC.findall(data)
-        if not blocks:
-            raise UsageError(f"{source}: no PEM public key (-----BEGIN PUBLIC KEY-----) in it")
-        for block in blocks:
-            try:
-                pem = canonical_public_key(block)
-            except ValueError as exc:
-                raise UsageError(f"{source}: not a usable public key: {exc}") from None
-            fingerprint = key_fingerprint(pem)
-            keys.setdefault(fingerprint, TrustedKey(fingerprint, pem, str(source)))
-    return list(keys.values())
-
-
 def _locked_key(signer: Signer) -> TrustedKey:
     return TrustedKey(signer.fingerprint, signer.public_key, "upskill-hub.lock")
 
@@ -218,18 +175,6 @@ def _hashing_config() -> Any:
     return hashing.Config().set_ignored_paths(paths=[SIGNATURE_FILE], ignore_git_paths=False)
 
 
-def _crypto() -> tuple[Any, Any]:
-    """``cryptography``'s serialization and ec modules (installed with the ``sign`` extra)."""
-    try:
-        from cryptography.hazmat.primitives import serialization
-        from cryptography.hazmat.primitives.asymmetric import ec
-    except ImportError as exc:
-        raise UsageError(
-            f"signing needs the 'sign' extra: pip install 'upskill-hub[sign]' ({exc})"
-        ) from None
-    return serialization, ec
-
-
 def _model_signing() -> Any:
     try:
         import model_signing.signing
@@ -241,53 +186,45 @@ def _model_signing() -> Any:
     return model_signing
 
 
-def sign_skill(folder: Path, private_key: Path) -> Signer:
+def sign_skill(folder: Path, private_key: Path | SigningKey) -> Signer:
     """Sign every file under ``folder`` into ``folder/skill.oms.sig`` (replacing one there).
 
     ``folder`` is the staged copy that will be uploaded, so the signature covers exactly the
     uploaded files. An encrypted key reads its password from ``$UPSKILL_HUB_SIGNING_KEY_PASSWORD``.
     """
-    public = _public_key_of(Path(private_key))
+    key = private_key if isinstance(private_key, SigningKey) else SigningKey(Path(private_key))
+    public = public_key_of(key.private_key)
     ms = _model_signing()
-    password = os.environ.get(KEY_PASSWORD_ENV) or None
     config = ms.signing.Config().set_hashing_config(_hashing_config())
-    config.use_elliptic_key_signer(private_key=Path(private_key), password=password)
+    if key.certificate is None:
+        password = os.environ.get(KEY_PASSWORD_ENV) or None
+        config.use_elliptic_key_signer(private_key=key.private_key, password=password)
+        signer = Signer("key", key_fingerprint(public), public_key=public)
+    else:
+        signer = _certificate_signer(config, key)
     target = Path(folder) / SIGNATURE_FILE
     target.unlink(missing_ok=True)
     config.sign(Path(folder), target)
-    return Signer("key", key_fingerprint(public), public)
+    return signer
 
 
-def _public_key_of(private_key: Path) -> str:
-    """The PEM public key of a private key file; SignatureError naming only the file."""
-    serialization, ec = _crypto()
-
+def _certificate_signer(config: Any, key: SigningKey) -> Signer:
+    """Configure certificate signing; the signer as far as it is known before a CA checks it."""
+    assert key.certificate is not None
     try:
-        data = private_key.read_bytes()
+        [own] = load_trusted_cas([key.certificate], use_env=False)
+        config.use_certificate_signer(
+            private_key=key.private_key,
+            signing_certificate=key.certificate,
+            # model-signing 1.1 cannot load an empty chain; the certificate itself stands in
+            # (verification trusts only the CAs given to it, never certificates in the bundle)
+            certificate_chain=list(key.chain) or [key.certificate],
+        )
+    except ValueError as exc:  # the certificate is not the private key's
+        raise UsageError(f"{key.certificate}: {exc}") from None
     except OSError as exc:
-        raise UsageError(f"{private_key}: cannot read the signing key: {exc.strerror}") from None
-    password = os.environ.get(KEY_PASSWORD_ENV)
-    try:
-        key = serialization.load_pem_private_key(data, password.encode() if password else None)
-    except TypeError:
-        raise UsageError(
-            f"{private_key}: the key is encrypted; set {KEY_PASSWORD_ENV} to its password"
-        ) from None
-    except ValueError:
-        raise UsageError(
-            f"{private_key}: not a PEM private key (or the password in {KEY_PASSWORD_ENV} is "
-            "wrong); make one with `upskill-hub keygen`"
-        ) from None
-    if not isinstance(key, ec.EllipticCurvePrivateKey) or key.curve.name not in (
-        "secp256r1",
-        "secp384r1",
-        "secp521r1",
-    ):
-        raise UsageError(f"{private_key}: signing needs an EC P-256/384/521 private key")
-    public = key.public_key().public_bytes(
-        serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo
-    )
-    return public.decode()
+        raise UsageError(f"{exc.filename}: cannot read it: {exc.strerror}") from None
+    return Signer("certificate", own.fingerprint, subject=own.subject)
 
 
 # -- reading and verifying ----------------------------------------------------------------------
@@ -297,6 +234,7 @@ def _public_key_of(private_key: Path) -> str:
 class _Bundle:
     key_hint: str
     files: dict[str, str]
+    certificate: bytes | None = None  # DER of the signing certificate, when certificate-signed
 
 
 def _read_bundle(folder: Path, where: str) -> _Bundle:
@@ -313,7 +251,10 @@ def _read_bundle(folder: Path, where: str) -> _Bundle:
         predicate = statement["predicate"]
         serialization = predicate["serialization"]
         resources = predicate["resources"]
-        hint = bundle.get("verificationMaterial", {}).get("publicKey", {}).get("hint", "")
+        material = bundle.get("verificationMaterial", {})
+        hint = material.get("publicKey", {}).get("hint", "")
+        chain = material.get("x509CertificateChain", {}).get("certificates", [])
+        certificate = base64.b64decode(chain[0]["rawBytes"], validate=True) if chain else None
     except (OSError, ValueError, KeyError, TypeError, AttributeError, binascii.Error) as exc:
         raise SignatureError(
             f"{where}: {SIGNATURE_FILE} is not a readable signature ({exc})"
@@ -333,7 +274,7 @@ def _read_bundle(folder: Path, where: str) -> _Bundle:
             files[name] = digest
     if not files:
         raise SignatureError(f"{where}: {SIGNATURE_FILE} lists no signed files")
-    return _Bundle(hint if isinstance(hint, str) else "", files)
+    return _Bundle(hint if isinstance(hint, str) else "", files, certificate)
 
 
 def changes_since_signing(folder: Path, signed: dict[str, str]) -> list[str]:
@@ -353,11 +294,11 @@ def _listed(items: Sequence[str]) -> str:
     return ", ".join(items[:_SHOWN]) + more
 
 
-def verify_skill(folder: Path, keys: Sequence[TrustedKey], *, where: str = "") -> Signer:
-    """Check ``folder/skill.oms.sig`` against ``keys`` and the files in ``folder``.
+def verify_skill(folder: Path, trust: TrustPolicy, *, where: str = "") -> Signer:
+    """Check ``folder/skill.oms.sig`` against ``trust`` and the files in ``folder``.
 
-    Returns the signer. Raises :class:`SignatureError` (``kind`` unsigned, untrusted or
-    mismatch) naming every file added, removed or changed since signing.
+    Returns the signer. Raises :class:`SignatureError` (``kind`` unsigned, untrusted, mismatch
+    or invalid) naming every file added, removed or changed since signing.
     """
     folder = Path(os.path.realpath(folder))
     where = where or str(folder)
@@ -365,65 +306,108 @@ def verify_skill(folder: Path, keys: Sequence[TrustedKey], *, where: str = "") -
         raise SignatureError(f"{where}: not signed (no {SIGNATURE_FILE})", kind="unsigned")
     bundle = _read_bundle(folder, where)
     changed = changes_since_signing(folder, bundle.files)
+    if bundle.certificate is not None:
+        return _verify_certificate(folder, bundle, changed, trust.cas, where)
     claimed = f"sha256:{bundle.key_hint}" if bundle.key_hint else ""
-    key = next((k for k in keys if k.fingerprint == claimed), None)
+    key = next((k for k in trust.keys if k.fingerprint == claimed), None)
     if key is None:
-        trusted = ", ".join(k.fingerprint[:19] for k in keys) or "none given"
+        trusted = ", ".join(k.fingerprint[:19] for k in trust.keys) or "none given"
         raise SignatureError(
             f"{where}: signed by key {claimed or '(unnamed)'}, which is not a trusted key "
             f"(trusted: {trusted})",
             kind="untrusted",
         )
+    _refuse_changes(changed, key.fingerprint[:19], where)
+    try:
+        _model_signing_verify(folder, key.pem, "key")
+    except SignatureError as exc:
+        raise SignatureError(
+            f"{where}: the signature does not verify with trusted key {key.fingerprint[:19]} "
+            f"({exc})",
+            kind="invalid",
+        ) from None
+    return Signer("key", key.fingerprint, public_key=key.pem)
+
+
+def _refuse_changes(changed: list[str], who: str, where: str) -> None:
     if changed:
         raise SignatureError(
-            f"{where}: files differ from what {key.fingerprint[:19]} signed: {_listed(changed)}",
+            f"{where}: files differ from what {who} signed: {_listed(changed)}",
             kind="mismatch",
             files=changed,
         )
-    _verify_with(folder, key, where)
-    return Signer("key", key.fingerprint, key.pem)
 
 
-def _verify_with(folder: Path, key: TrustedKey, where: str) -> None:
-    """The cryptographic check, by model-signing (which re-hashes the folder itself)."""
+def _verify_certificate(
+    folder: Path, bundle: _Bundle, changed: list[str], cas: Sequence[TrustedCA], where: str
+) -> Signer:
+    """A certificate-signed bundle: the certificate must chain to one of ``cas``."""
+    assert bundle.certificate is not None
+    try:
+        ident = certificate_identity(bundle.certificate)
+    except ValueError as exc:
+        raise SignatureError(f"{where}: unreadable signing certificate ({exc})") from None
+    who = f"certificate {ident.subject} ({ident.fingerprint[:19]})"
+    if not cas:
+        raise SignatureError(
+            f"{where}: signed with {who}, and no CA is trusted (--trusted-ca)", kind="untrusted"
+        )
+    _refuse_changes(changed, who, where)
+    reasons: list[str] = []
+    for ca in cas:
+        try:
+            _model_signing_verify(folder, ca.pem, "certificate")
+        except SignatureError as exc:
+            reasons.append(str(exc))
+            continue
+        return Signer("certificate", ident.fingerprint, subject=ident.subject, ca=ca.pem)
+    names = ", ".join(ca.subject for ca in cas)
+    raise SignatureError(
+        f"{where}: signed with {who}, which does not verify against a trusted CA ({names}): "
+        f"{reasons[-1]}",
+        kind="untrusted",
+    )
+
+
+def _model_signing_verify(folder: Path, pem: str, method: str) -> None:
+    """The cryptographic check by model-signing (which re-hashes the folder itself): with a
+    public key, or a CA certificate the signing certificate must chain to."""
     ms = _model_signing()
-    with tempfile.TemporaryDirectory(prefix="upskill-key-") as tmp:
-        pub = Path(tmp) / "key.pub"
-        pub.write_text(key.pem, encoding="utf-8")
+    with tempfile.TemporaryDirectory(prefix="upskill-trust-") as tmp:
+        trusted = Path(tmp) / "trusted.pem"
+        trusted.write_text(pem, encoding="utf-8")
         config = ms.verifying.Config().set_hashing_config(_hashing_config())
-        config.use_elliptic_key_verifier(public_key=pub)
+        if method == "key":
+            config.use_elliptic_key_verifier(public_key=trusted)
+        else:
+            config.use_certificate_verifier(certificate_chain=[trusted])
         try:
             config.verify(folder, folder / SIGNATURE_FILE)
         except Exception as exc:  # model-signing raises ValueError, InvalidSignature, ...
             reason = " ".join(str(exc).split())[:200] or type(exc).__name__
-            raise SignatureError(
-                f"{where}: the signature does not verify with trusted key "
-                f"{key.fingerprint[:19]} ({reason})",
-                kind="invalid",
-            ) from None
+            raise SignatureError(reason) from None
 
 
 def check_staged(folder: Path, policy: TrustPolicy | None, *, where: str) -> Signer | None:
     """The signer of a staged download under ``policy``, before it is installed.
 
     With ``require`` an unsigned or unverifiable skill is a SignatureError. Without it a
-    signature is checked only when trusted keys were given; a signature that does not verify is
-    refused all the same (a skill that claims a signer it cannot back is not installed).
+    signature is checked only when trusted keys or CAs were given.
     """
-    if policy is None or (not policy.require and not policy.keys):
+    if policy is None or (not policy.require and not policy.trusts_anyone):
         return None
     if not policy.require and not (Path(folder) / SIGNATURE_FILE).is_file():
         return None
-    if policy.require and not policy.keys:
+    if policy.require and not policy.trusts_anyone:
         raise UsageError(
-            "--require-signature needs a trusted key: --trusted-key PUB, --trusted-keys FILE "
-            f"or {TRUSTED_KEYS_ENV}"
+            "--require-signature needs a trusted key: --trusted-key PUB, --trusted-keys FILE, "
+            f"{TRUSTED_KEYS_ENV} or --trusted-ca CERT"
         )
-    return verify_skill(folder, policy.keys, where=where)
+    return verify_skill(folder, policy, where=where)
 
 
-def describe(folder: Path, keys: Sequence[TrustedKey] = (), *, where: str = "") -> SignatureInfo:
-    """What ``folder``'s signature says and whether it holds against ``keys`` (never raises
+def describe(folder: Path, trust: TrustPolicy | None = None, *, where: str = "") -> SignatureInfo:
+    """What ``folder``'s signature says and whether it holds against ``trust`` (never raises
     for a bad signature: ``info`` shows it)."""
     if not (Path(folder) / SIGNATURE_FILE).is_file():
         return SignatureInfo(present=False)
@@ -432,14 +416,21 @@ def describe(folder: Path, keys: Sequence[TrustedKey] = (), *, where: str = "") 
     except SignatureError as exc:
         return SignatureInfo(present=True, problem=str(exc))
     changed = tuple(changes_since_signing(Path(folder), bundle.files))
-    info = SignatureInfo(True, f"sha256:{bundle.key_hint}", tuple(sorted(bundle.files)), changed)
-    if not keys:
+    claimed = f"sha256:{bundle.key_hint}"
+    if bundle.certificate is not None:
+        try:
+            ident = certificate_identity(bundle.certificate)
+            claimed = f"certificate {ident.subject} ({ident.fingerprint})"
+        except ValueError:
+            claimed = "an unreadable certificate"
+    info = SignatureInfo(True, claimed, tuple(sorted(bundle.files)), changed)
+    if trust is None or not trust.trusts_anyone:
         return info
     try:
-        signer = verify_skill(Path(folder), keys, where=where or str(folder))
+        signer = verify_skill(Path(folder), trust, where=where or str(folder))
     except SignatureError as exc:
         return replace(info, problem=str(exc))
-    return replace(info, verified_by=signer.fingerprint)
+    return replace(info, verified_by=signer.who)
 
 
 def stale_signature(folder: Path) -> list[str]:
@@ -455,7 +446,7 @@ def stale_signature(folder: Path) -> list[str]:
 
 
 def prepare_upload(
-    staged: Path, files: Sequence[str], private_key: Path | None, *, where: str
+    staged: Path, files: Sequence[str], private_key: Path | SigningKey | None, *, where: str
 ) -> tuple[list[str], Signer | None]:
     """The files ``push`` uploads from ``staged`` and who signed them.
 
@@ -512,8 +503,9 @@ def check_installed(
         return [f"{locked.name}: not signed"] if policy and policy.require else []
     signer = Signer.from_dict(locked.signature)
     problems: list[str] = []
-    if policy and policy.keys and signer.fingerprint not in {k.fingerprint for k in policy.keys}:
-        problems.append(f"{locked.name}: signed by {signer.fingerprint}, not a trusted key")
+    if policy and policy.trusts_anyone and not _trusted(signer, policy):
+        problems.append(f"{locked.name}: signed by {signer.who}, not a trusted key or CA")
+    pinned = TrustPolicy().with_key(signer)
     seen: set[str] = set()
     for entry, path in zip(locked.targets, locked.target_paths(root), strict=True):
         real = os.path.realpath(path)
@@ -521,10 +513,20 @@ def check_installed(
             continue  # a missing copy is verify's own finding
         seen.add(real)
         try:
-            verify_skill(Path(real), [_locked_key(signer)], where=f"{locked.name}: {entry}")
+            found = verify_skill(Path(real), pinned, where=f"{locked.name}: {entry}")
         except SignatureError as exc:
             problems.append(str(exc))
+            continue
+        if found.fingerprint != signer.fingerprint:
+            problems.append(f"{locked.name}: {entry}: signed by {found.who}, not {signer.who}")
     return problems
+
+
+def _trusted(signer: Signer, policy: TrustPolicy) -> bool:
+    if signer.method == "key":
+        return signer.fingerprint in {k.fingerprint for k in policy.keys}
+    ca = ca_from_pem(signer.ca, "upskill-hub.lock")
+    return ca.fingerprint in {c.fingerprint for c in policy.cas}
 
 
 def verify_signatures(root: Path, policy: TrustPolicy | None = None) -> dict[str, list[str]]:
