@@ -3,6 +3,7 @@ the signer in the lock, ``verify`` and ``info`` re-checking, and every refusal w
 
 from __future__ import annotations
 
+import base64
 import json
 import stat
 from collections.abc import Callable
@@ -518,3 +519,27 @@ def test_a_certificate_that_is_not_the_keys_is_a_one_line_error(
     assert "does not match" in result.stderr and "Traceback" not in result.stderr
     alone = run_cli("push", str(skill), "--repo", unique_repo_id, "--sign-certificate", "x.crt")
     assert alone.code == 2 and "need --sign KEY" in alone.stderr
+
+
+def test_a_sigstore_keyless_bundle_is_named_and_refused(
+    run_cli: Run, tmp_path: Path, project: Path, unique_repo_id: str, keys: dict[str, Path]
+) -> None:
+    _push_signed(tmp_path, unique_repo_id, keys["team"])
+    api = HfApi()
+    bundle = json.loads(Path(api.hf_hub_download(unique_repo_id, SIGNATURE_FILE)).read_text())
+    team = _make_pki(tmp_path / "pki", "Fulcio")
+    der = base64.b64encode(
+        base64.b64decode("".join(team["cert"].read_text().splitlines()[1:-1]))
+    ).decode()
+    bundle["verificationMaterial"] = {"certificate": {"rawBytes": der}, "tlogEntries": []}
+    api.upload_file(
+        path_or_fileobj=json.dumps(bundle).encode(),
+        path_in_repo=SIGNATURE_FILE,
+        repo_id=unique_repo_id,
+    )
+    before = _state(project)
+    result = _pull_required(run_cli, unique_repo_id, project, keys["team.pub"])
+    assert result.code == 1 and "signed with sigstore (keyless)" in result.stderr
+    assert _state(project) == before
+    shown = run_cli("info", unique_repo_id, "--format", "json")
+    assert shown.json()["skills"][0]["signature"]["key"] == "sigstore (keyless)"

@@ -235,6 +235,7 @@ class _Bundle:
     key_hint: str
     files: dict[str, str]
     certificate: bytes | None = None  # DER of the signing certificate, when certificate-signed
+    keyless: bool = False  # a sigstore (Fulcio certificate + transparency log) bundle
 
 
 def _read_bundle(folder: Path, where: str) -> _Bundle:
@@ -274,7 +275,8 @@ def _read_bundle(folder: Path, where: str) -> _Bundle:
             files[name] = digest
     if not files:
         raise SignatureError(f"{where}: {SIGNATURE_FILE} lists no signed files")
-    return _Bundle(hint if isinstance(hint, str) else "", files, certificate)
+    keyless = "certificate" in material  # sigstore's short-lived certificate, not a chain
+    return _Bundle(hint if isinstance(hint, str) else "", files, certificate, keyless)
 
 
 def changes_since_signing(folder: Path, signed: dict[str, str]) -> list[str]:
@@ -308,6 +310,12 @@ def verify_skill(folder: Path, trust: TrustPolicy, *, where: str = "") -> Signer
     changed = changes_since_signing(folder, bundle.files)
     if bundle.certificate is not None:
         return _verify_certificate(folder, bundle, changed, trust.cas, where)
+    if bundle.keyless:
+        raise SignatureError(
+            f"{where}: signed with sigstore (keyless), which upskill-hub does not verify; "
+            "ask for a key- or certificate-signed version",
+            kind="untrusted",
+        )
     claimed = f"sha256:{bundle.key_hint}" if bundle.key_hint else ""
     key = next((k for k in trust.keys if k.fingerprint == claimed), None)
     if key is None:
@@ -416,7 +424,7 @@ def describe(folder: Path, trust: TrustPolicy | None = None, *, where: str = "")
     except SignatureError as exc:
         return SignatureInfo(present=True, problem=str(exc))
     changed = tuple(changes_since_signing(Path(folder), bundle.files))
-    claimed = f"sha256:{bundle.key_hint}"
+    claimed = "sigstore (keyless)" if bundle.keyless else f"sha256:{bundle.key_hint}"
     if bundle.certificate is not None:
         try:
             ident = certificate_identity(bundle.certificate)
