@@ -212,7 +212,7 @@ def _certificate_signer(config: Any, key: SigningKey) -> Signer:
     """Configure certificate signing; the signer as far as it is known before a CA checks it."""
     assert key.certificate is not None
     try:
-        [own] = load_trusted_cas([key.certificate], use_env=False)
+        own = load_trusted_cas([key.certificate], use_env=False)[0]  # the first is the key's
         config.use_certificate_signer(
             private_key=key.private_key,
             signing_certificate=key.certificate,
@@ -222,6 +222,10 @@ def _certificate_signer(config: Any, key: SigningKey) -> Signer:
         )
     except ValueError as exc:  # the certificate is not the private key's
         raise UsageError(f"{key.certificate}: {exc}") from None
+    except TypeError:  # model-signing takes no password for certificate signing
+        raise UsageError(
+            f"{key.private_key}: certificate signing needs an unencrypted private key"
+        ) from None
     except OSError as exc:
         raise UsageError(f"{exc.filename}: cannot read it: {exc.strerror}") from None
     return Signer("certificate", own.fingerprint, subject=own.subject)
