@@ -543,3 +543,21 @@ def test_a_sigstore_keyless_bundle_is_named_and_refused(
     assert _state(project) == before
     shown = run_cli("info", unique_repo_id, "--format", "json")
     assert shown.json()["skills"][0]["signature"]["key"] == "sigstore (keyless)"
+
+
+def test_install_require_signature_checks_copies_already_in_place(
+    run_cli: Run, tmp_path: Path, project: Path, unique_repo_id: str, keys: dict[str, Path]
+) -> None:
+    _push_signed(tmp_path, unique_repo_id, keys["team"])
+    plain = unique_repo_id + "-plain"
+    _push_signed(tmp_path / "plain", plain, None)
+    assert _pull_required(run_cli, unique_repo_id, project, keys["team.pub"]).code == 0
+    args = ("install", "--require-signature", "--trusted-key", str(keys["team.pub"]))
+    signed_only = run_cli(*args, cwd=project)
+    assert signed_only.code == 0, signed_only.stderr
+    assert "unchanged" in signed_only.stdout
+    assert run_cli("pull", plain, cwd=project).code == 0
+    before = _state(project)
+    refused = run_cli(*args, cwd=project)
+    assert refused.code == 1 and f"{plain.split('/')[1]}: not signed" in refused.stderr
+    assert _state(project) == before

@@ -289,7 +289,7 @@ def verify(
     lock)."""
     from upskill_hub.registry.project import project_root_for
     from upskill_hub.registry.project import verify as run
-    from upskill_hub.registry.signing import verify_signatures
+    from upskill_hub.registry.signed_installs import verify_signatures
 
     bad = run(project)
     policy = trust_policy(require_signature, trusted_key, trusted_keys, trusted_ca)

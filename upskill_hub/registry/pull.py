@@ -40,6 +40,7 @@ from upskill_hub.registry.project import (
     project_root_for,
     skill_state,
 )
+from upskill_hub.registry.signed_installs import refuse_unverified
 from upskill_hub.registry.signing import TrustPolicy, check_fetched
 from upskill_hub.registry.targets import is_agent_folder, skills_dirs
 
@@ -357,6 +358,9 @@ def _install_locked(
             + ", ".join(f for s in edited for f in s.differing_files() if "(missing)" not in f)
         )
     todo = [lock.skills[s.name] for s in states if not s.clean or not s.targets]
+    refuse_unverified(
+        root, [lock.skills[s.name] for s in states if lock.skills[s.name] not in todo], trust
+    )
     fetched = _fetch_parallel(todo, hub, allow_unsafe, workers)
     fetched, signed = _signatures(fetched, trust, lock)
     diffs = {
