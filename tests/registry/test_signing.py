@@ -561,3 +561,16 @@ def test_install_require_signature_checks_copies_already_in_place(
     refused = run_cli(*args, cwd=project)
     assert refused.code == 1 and f"{plain.split('/')[1]}: not signed" in refused.stderr
     assert _state(project) == before
+
+
+def test_a_signing_key_inside_the_skill_folder_is_never_uploaded(
+    run_cli: Run, tmp_path: Path, unique_repo_id: str, keys: dict[str, Path]
+) -> None:
+    skill = write_skill(tmp_path / "src", "keeps-its-key")
+    inside = skill / "notes" / "signing.pem"
+    inside.parent.mkdir()
+    inside.write_bytes(keys["team"].read_bytes())
+    result = run_cli("push", str(skill), "--repo", unique_repo_id, "--sign", str(inside))
+    assert result.code == 2 and "notes/signing.pem is the signing key" in result.stderr
+    assert "PRIVATE KEY" not in result.stdout + result.stderr
+    assert not HfApi().repo_exists(unique_repo_id)

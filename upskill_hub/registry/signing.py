@@ -473,8 +473,25 @@ def prepare_upload(
                 files=stale,
             )
         return list(files), None
-    signer = sign_skill(staged, private_key)
+    key = private_key if isinstance(private_key, SigningKey) else SigningKey(Path(private_key))
+    _refuse_uploading_the_key(staged, files, key.private_key, where)
+    signer = sign_skill(staged, key)
     return sorted({*files, SIGNATURE_FILE}), signer
+
+
+def _refuse_uploading_the_key(staged: Path, files: Sequence[str], key: Path, where: str) -> None:
+    """A private key kept inside the skill folder would be published with it: refuse."""
+    try:
+        secret = key.read_bytes()
+    except OSError:
+        return  # sign_skill names the unreadable key
+    for rel in files:
+        path = staged / rel
+        if path.stat().st_size == len(secret) and path.read_bytes() == secret:
+            raise UsageError(
+                f"{where}: {rel} is the signing key and would be uploaded; keep the private "
+                "key outside the skill folder"
+            )
 
 
 def check_fetched(
