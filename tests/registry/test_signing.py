@@ -574,3 +574,24 @@ def test_a_signing_key_inside_the_skill_folder_is_never_uploaded(
     assert result.code == 2 and "notes/signing.pem is the signing key" in result.stderr
     assert "PRIVATE KEY" not in result.stdout + result.stderr
     assert not HfApi().repo_exists(unique_repo_id)
+
+
+def test_names_from_a_signature_are_printed_with_control_characters_escaped(
+    run_cli: Run, tmp_path: Path, project: Path, unique_repo_id: str, keys: dict[str, Path]
+) -> None:
+    _push_signed(tmp_path, unique_repo_id, keys["team"])
+    api = HfApi()
+    bundle = json.loads(Path(api.hf_hub_download(unique_repo_id, SIGNATURE_FILE)).read_text())
+    statement = json.loads(base64.b64decode(bundle["dsseEnvelope"]["payload"]))
+    statement["predicate"]["resources"].append(
+        {"name": "evil\x1b[2J.md", "digest": "0" * 64, "algorithm": "sha256"}
+    )
+    bundle["dsseEnvelope"]["payload"] = base64.b64encode(json.dumps(statement).encode()).decode()
+    api.upload_file(
+        path_or_fileobj=json.dumps(bundle).encode(),
+        path_in_repo=SIGNATURE_FILE,
+        repo_id=unique_repo_id,
+    )
+    result = _pull_required(run_cli, unique_repo_id, project, keys["team.pub"])
+    assert result.code == 1 and "evil\\u001b[2J.md (removed)" in result.stderr
+    assert "\x1b" not in result.stderr

@@ -139,7 +139,7 @@ def push(
         out.print(f"Pushed {skills} to [bold]{safe(result.repo_id)}[/bold]")
     out.print(f"  commit {result.commit}" + (f"  tag {safe(result.tag)}" if result.tag else ""))
     if result.signed_by:
-        out.print(f"  signed by {result.signed_by}")
+        out.print(f"  signed by {safe(result.signed_by)}")
     if result.changed:
         out.print(f"  {len(result.files)} file(s)")
         if result.deleted:

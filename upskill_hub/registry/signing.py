@@ -278,19 +278,25 @@ def _read_bundle(folder: Path, where: str) -> _Bundle:
     if not files:
         raise SignatureError(f"{where}: {SIGNATURE_FILE} lists no signed files")
     keyless = "certificate" in material  # sigstore's short-lived certificate, not a chain
-    return _Bundle(hint if isinstance(hint, str) else "", files, certificate, keyless)
+    hint = hint if isinstance(hint, str) and _HEX64.fullmatch(hint) else ""
+    return _Bundle(hint, files, certificate, keyless)
 
 
 def changes_since_signing(folder: Path, signed: dict[str, str]) -> list[str]:
     """``<file> (added|removed|changed)`` for every file that differs from the signed list."""
     current = {k: v for k, v in hash_tree(Path(folder)).items() if k != SIGNATURE_FILE}
-    out = [f"{rel} (removed)" for rel in signed if rel not in current]
+    out = [f"{_printable(rel)} (removed)" for rel in signed if rel not in current]
     for rel, digest in current.items():
         if rel not in signed:
-            out.append(f"{rel} (added)")
+            out.append(f"{_printable(rel)} (added)")
         elif signed[rel] != digest:
-            out.append(f"{rel} (changed)")
+            out.append(f"{_printable(rel)} (changed)")
     return sorted(out)
+
+
+def _printable(text: str) -> str:
+    """Names from a signature (not yet trusted) with invisible characters escaped."""
+    return "".join(c if c.isprintable() else f"\\u{ord(c):04x}" for c in text)
 
 
 def _listed(items: Sequence[str]) -> str:
@@ -357,7 +363,7 @@ def _verify_certificate(
         ident = certificate_identity(bundle.certificate)
     except ValueError as exc:
         raise SignatureError(f"{where}: unreadable signing certificate ({exc})") from None
-    who = f"certificate {ident.subject} ({ident.fingerprint[:19]})"
+    who = f"certificate {_printable(ident.subject)} ({ident.fingerprint[:19]})"
     if not cas:
         raise SignatureError(
             f"{where}: signed with {who}, and no CA is trusted (--trusted-ca)", kind="untrusted"
@@ -430,7 +436,7 @@ def describe(folder: Path, trust: TrustPolicy | None = None, *, where: str = "")
     if bundle.certificate is not None:
         try:
             ident = certificate_identity(bundle.certificate)
-            claimed = f"certificate {ident.subject} ({ident.fingerprint})"
+            claimed = f"certificate {_printable(ident.subject)} ({ident.fingerprint})"
         except ValueError:
             claimed = "an unreadable certificate"
     info = SignatureInfo(True, claimed, tuple(sorted(bundle.files)), changed)
