@@ -245,6 +245,7 @@ def test_update_and_install_stay_with_the_locked_signer(
     before = _state(project)
     moved = run_cli("update", cwd=project)
     assert moved.code == 1 and "not a trusted key" in moved.stderr
+    assert "the lock records this skill as signed by sha256:" in moved.stderr
     assert _state(project) == before and (project / LOCK_FILENAME).read_bytes() == lock_before
     # install from the lock re-checks the locked commit with the locked key and keeps the record
     (project / ".claude").rename(project / "gone")
@@ -490,7 +491,11 @@ def test_certificate_signed_skill_installs_against_its_ca_and_others_are_refused
         assert "CN=Team skills" in refused.stderr
         assert _state(project) == before
     ok = run_cli(
-        "pull", unique_repo_id, "--require-signature", "--trusted-ca", str(team["ca"]), cwd=project
+        "pull",
+        unique_repo_id,
+        "--require-signature",
+        cwd=project,
+        env={"UPSKILL_HUB_TRUSTED_CAS": str(team["ca"])},
     )
     assert ok.code == 0, ok.stderr
     name = unique_repo_id.split("/")[1]
@@ -595,3 +600,36 @@ def test_names_from_a_signature_are_printed_with_control_characters_escaped(
     result = _pull_required(run_cli, unique_repo_id, project, keys["team.pub"])
     assert result.code == 1 and "evil\\u001b[2J.md (removed)" in result.stderr
     assert "\x1b" not in result.stderr
+
+
+def test_an_encrypted_signing_key_takes_its_password_from_the_environment(
+    run_cli: Run, tmp_path: Path, project: Path, unique_repo_id: str
+) -> None:
+    from cryptography.hazmat.primitives import serialization
+    from cryptography.hazmat.primitives.asymmetric import ec
+
+    key = ec.generate_private_key(ec.SECP256R1())
+    private = tmp_path / "locked.key"
+    private.write_bytes(
+        key.private_bytes(
+            serialization.Encoding.PEM,
+            serialization.PrivateFormat.PKCS8,
+            serialization.BestAvailableEncryption(b"correct horse"),
+        )
+    )
+    public = tmp_path / "locked.pub"
+    public.write_bytes(
+        key.public_key().public_bytes(
+            serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo
+        )
+    )
+    skill = write_skill(tmp_path / "src", unique_repo_id.split("/")[1])
+    push = ("push", str(skill), "--repo", unique_repo_id, "--sign", str(private))
+    missing = run_cli(*push)
+    assert missing.code == 2 and "UPSKILL_HUB_SIGNING_KEY_PASSWORD" in missing.stderr
+    wrong = run_cli(*push, env={"UPSKILL_HUB_SIGNING_KEY_PASSWORD": "nope"})
+    assert wrong.code == 2 and "password" in wrong.stderr
+    done = run_cli(*push, env={"UPSKILL_HUB_SIGNING_KEY_PASSWORD": "correct horse"})
+    assert done.code == 0, done.stderr
+    assert "correct horse" not in done.stdout + done.stderr
+    assert _pull_required(run_cli, unique_repo_id, project, public).code == 0

@@ -195,8 +195,10 @@ def sign_skill(folder: Path, private_key: Path | SigningKey) -> Signer:
     ms = _model_signing()
     config = ms.signing.Config().set_hashing_config(_hashing_config())
     if key.certificate is None:
-        password = os.environ.get(KEY_PASSWORD_ENV) or None
-        config.use_elliptic_key_signer(private_key=key.private_key, password=password)
+        password = os.environ.get(KEY_PASSWORD_ENV)
+        # model-signing 1.1 hands the password to cryptography as is, which wants bytes
+        secret: Any = password.encode() if password else None
+        config.use_elliptic_key_signer(private_key=key.private_key, password=secret)
         signer = Signer("key", key_fingerprint(public), public_key=public)
     else:
         signer = _certificate_signer(config, key)
@@ -513,10 +515,18 @@ def check_fetched(
     by a trusted one. Without ``require``, a signature by a key nobody trusts is reported (a
     warning) and not recorded; one by a trusted key that does not match the files is refused.
     """
-    effective = (policy or TrustPolicy()).with_key(Signer.from_dict(locked) if locked else None)
+    pinned = Signer.from_dict(locked) if locked else None
+    effective = (policy or TrustPolicy()).with_key(pinned)
     try:
         signer = check_staged(folder, effective, where=where)
     except SignatureError as exc:
+        if pinned is not None and not (policy and policy.require):
+            raise SignatureError(
+                f"{exc} (the lock records this skill as signed by {pinned.who}; trust the new "
+                "signer with --trusted-key/--trusted-ca, or `upskill-hub remove` it first)",
+                kind=exc.kind,
+                files=exc.files,
+            ) from None
         if effective.require or exc.kind != "untrusted":
             raise
         return None, f"{exc}; not recorded as signed"
