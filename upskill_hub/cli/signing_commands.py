@@ -25,32 +25,38 @@ REQUIRE_SIGNATURE_OPTION = typer.Option(
 TRUSTED_KEY_OPTION = typer.Option(
     [],
     "--trusted-key",
+    metavar="PUB",
     help=f"A PEM public key trusted to sign skills (repeatable; also ${TRUSTED_KEYS_ENV}).",
 )
 TRUSTED_KEYS_OPTION = typer.Option(
     None,
     "--trusted-keys",
+    metavar="FILE",
     help="A file of PEM public keys trusted to sign skills (one or more keys).",
 )
 TRUSTED_CA_OPTION = typer.Option(
     [],
     "--trusted-ca",
+    metavar="CERT",
     help="A PEM CA certificate: skills signed with a certificate it issued are trusted "
     "(repeatable; also $UPSKILL_HUB_TRUSTED_CAS).",
 )
 SIGN_CERTIFICATE_OPTION = typer.Option(
     None,
     "--sign-certificate",
+    metavar="CERT",
     help="With --sign: sign with this PEM certificate of the key (certificate signing).",
 )
 CERTIFICATE_CHAIN_OPTION = typer.Option(
     [],
     "--certificate-chain",
+    metavar="CERT",
     help="With --sign-certificate: intermediate CA certificates to include (repeatable).",
 )
 SIGN_OPTION = typer.Option(
     None,
     "--sign",
+    metavar="KEY",
     help="Sign the uploaded files with this PEM EC private key (OpenSSF model signing); the "
     "signature is uploaded as skill.oms.sig beside SKILL.md. The key never leaves the machine.",
 )
