@@ -83,6 +83,19 @@ class UnsafeSkill(UpskillHubError):
     """The security scan refused a skill (see ``registry.scan``)."""
 
 
+class SignatureError(UpskillHubError):
+    """A skill's signature is missing, not from a trusted key, or does not match its files.
+
+    ``kind`` is ``unsigned``, ``untrusted``, ``mismatch`` or ``invalid``; ``files`` names each
+    file added, removed or changed since signing (``<path> (added|removed|changed)``).
+    """
+
+    def __init__(self, message: str, *, kind: str = "invalid", files: list[str] | None = None):
+        super().__init__(message)
+        self.kind = kind
+        self.files = list(files or [])
+
+
 class HubError(UpskillHubError):
     """A Hub request failed; the message names the repo and what to do.
 

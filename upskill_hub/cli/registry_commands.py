@@ -20,6 +20,17 @@ from upskill_hub.cli.output import (
     safe,
     wrapping_table,
 )
+from upskill_hub.cli.signing_commands import (
+    CERTIFICATE_CHAIN_OPTION,
+    REQUIRE_SIGNATURE_OPTION,
+    SIGN_CERTIFICATE_OPTION,
+    SIGN_OPTION,
+    TRUSTED_CA_OPTION,
+    TRUSTED_KEY_OPTION,
+    TRUSTED_KEYS_OPTION,
+    signing_key,
+    trust_policy,
+)
 
 FORMAT_OPTION = typer.Option(OutputFormat.text, "--format", help="Output format: text or json.")
 PROJECT_OPTION = typer.Option(
@@ -94,6 +105,9 @@ def push(
     create_pr: bool = typer.Option(False, "--create-pr", help="Open a pull request instead."),
     allow_unsafe: bool = PUSH_UNSAFE_OPTION,
     output_format: OutputFormat = FORMAT_OPTION,
+    sign: Path = SIGN_OPTION,
+    sign_certificate: Path = SIGN_CERTIFICATE_OPTION,
+    certificate_chain: list[Path] = CERTIFICATE_CHAIN_OPTION,
 ) -> None:
     """Validate, scan and publish skills to a Hub model repo with a model card."""
     from upskill_hub.registry.push import push_skills
@@ -108,6 +122,7 @@ def push(
             message=message,
             create_pr=create_pr,
             allow_unsafe=allow_unsafe,
+            sign=signing_key(sign, sign_certificate, certificate_chain),
         )
     if output_format is OutputFormat.json:
         print_json(result.to_dict())
@@ -124,6 +139,8 @@ def push(
     else:
         out.print(f"Pushed {skills} to [bold]{safe(result.repo_id)}[/bold]")
     out.print(f"  commit {result.commit}" + (f"  tag {safe(result.tag)}" if result.tag else ""))
+    if result.signed_by:
+        out.print(f"  signed by {safe(result.signed_by)}")
     if result.changed:
         out.print(f"  {len(result.files)} file(s)")
         if result.deleted:
@@ -146,6 +163,10 @@ def pull(
     allow_unsafe: bool = UNSAFE_OPTION,
     project: Path = PROJECT_OPTION,
     output_format: OutputFormat = FORMAT_OPTION,
+    require_signature: bool = REQUIRE_SIGNATURE_OPTION,
+    trusted_key: list[Path] = TRUSTED_KEY_OPTION,
+    trusted_keys: Path = TRUSTED_KEYS_OPTION,
+    trusted_ca: list[Path] = TRUSTED_CA_OPTION,
 ) -> None:
     """Download, check and install skills from a Hub repo; lock the commit."""
     from upskill_hub.registry.pull import pull as run
@@ -161,6 +182,7 @@ def pull(
             force=force,
             allow_unsafe=allow_unsafe,
             project_root=project,
+            trust=trust_policy(require_signature, trusted_key, trusted_keys, trusted_ca),
         )
     _print_report(report, output_format)
 
@@ -174,6 +196,10 @@ def install(
     allow_unsafe: bool = UNSAFE_OPTION,
     project: Path = PROJECT_OPTION,
     output_format: OutputFormat = FORMAT_OPTION,
+    require_signature: bool = REQUIRE_SIGNATURE_OPTION,
+    trusted_key: list[Path] = TRUSTED_KEY_OPTION,
+    trusted_keys: Path = TRUSTED_KEYS_OPTION,
+    trusted_ca: list[Path] = TRUSTED_CA_OPTION,
 ) -> None:
     """Restore exactly the commits in upskill-hub.lock."""
     from upskill_hub.registry.pull import install_locked
@@ -186,6 +212,7 @@ def install(
             force=force,
             allow_unsafe=allow_unsafe,
             project_root=project,
+            trust=trust_policy(require_signature, trusted_key, trusted_keys, trusted_ca),
         )
     _print_report(report, output_format)
 
@@ -205,6 +232,10 @@ def update(
     model: str = typer.Option(
         None, "--model", help="With --require-lift: the model whose lift decides."
     ),
+    require_signature: bool = REQUIRE_SIGNATURE_OPTION,
+    trusted_key: list[Path] = TRUSTED_KEY_OPTION,
+    trusted_keys: Path = TRUSTED_KEYS_OPTION,
+    trusted_ca: list[Path] = TRUSTED_CA_OPTION,
 ) -> None:
     """Move skills to the current commit of their ref; edited ones need --force.
 
@@ -222,6 +253,7 @@ def update(
             project_root=project,
             require_lift=require_lift,
             model=model,
+            trust=trust_policy(require_signature, trusted_key, trusted_keys, trusted_ca),
         )
     _print_report(report, output_format)
     if any(s.status == "skipped" for s in report.skills):
@@ -261,15 +293,30 @@ def _print_report(report: Any, output_format: OutputFormat) -> None:
 def verify(
     project: Path = PROJECT_OPTION,
     output_format: OutputFormat = FORMAT_OPTION,
+    require_signature: bool = REQUIRE_SIGNATURE_OPTION,
+    trusted_key: list[Path] = TRUSTED_KEY_OPTION,
+    trusted_keys: Path = TRUSTED_KEYS_OPTION,
+    trusted_ca: list[Path] = TRUSTED_CA_OPTION,
 ) -> None:
-    """Check installed skills against the lock: exit 0 when all match, 1 naming every differing
-    file, 2 when it cannot tell (no lock, unreadable lock)."""
+    """Check installed skills against the lock, and signed ones against their signature: exit 0
+    when all match, 1 naming every differing file, 2 when it cannot tell (no lock, unreadable
+    lock)."""
+    from upskill_hub.registry.project import project_root_for
     from upskill_hub.registry.project import verify as run
+    from upskill_hub.registry.signed_installs import verify_signatures
 
     bad = run(project)
+    policy = trust_policy(require_signature, trusted_key, trusted_keys, trusted_ca)
+    signatures = verify_signatures(project_root_for(project), policy)
     if output_format is OutputFormat.json:
-        print_json({"ok": not bad, "differing": {s.name: s.differing_files() for s in bad}})
-    elif not bad:
+        print_json(
+            {
+                "ok": not bad and not signatures,
+                "differing": {s.name: s.differing_files() for s in bad},
+                "signatures": signatures,
+            }
+        )
+    elif not bad and not signatures:
         console().print("All installed skills match upskill-hub.lock.")
     else:
         for s in bad:
@@ -277,7 +324,10 @@ def verify(
                 console().print(
                     f"[red]differs[/red] {safe(s.name)}: {safe(f)}", markup=True, highlight=False
                 )
-    raise typer.Exit(1 if bad else 0)
+        for problems in signatures.values():
+            for problem in problems:
+                console().print(f"[red]signature[/red] {safe(problem)}", highlight=False)
+    raise typer.Exit(1 if bad or signatures else 0)
 
 
 def list_skills(
@@ -393,11 +443,15 @@ def search(
 def info(
     spec: str = typer.Argument(..., help="REPO_ID[@REV]"),
     output_format: OutputFormat = FORMAT_OPTION,
+    trusted_key: list[Path] = TRUSTED_KEY_OPTION,
+    trusted_keys: Path = TRUSTED_KEYS_OPTION,
+    trusted_ca: list[Path] = TRUSTED_CA_OPTION,
 ) -> None:
-    """Show a repo's skills: file tree, sizes, frontmatter and scan findings (no install)."""
+    """Show a repo's skills: file tree, sizes, frontmatter, scan findings and signature (no
+    install)."""
     from upskill_hub.registry.search import info as run
 
-    result = run(spec)
+    result = run(spec, trust=trust_policy(False, trusted_key, trusted_keys, trusted_ca))
     if output_format is OutputFormat.json:
         print_json(result.to_dict())
         return
@@ -428,7 +482,34 @@ def info(
             out.print(f"  [red]invalid[/red] {safe(e)}", markup=True, highlight=False)
         if s.safe and not s.validation_errors:
             out.print("  [green]no scan errors, valid[/green]", markup=True)
+        _print_signature(s.signature)
         print_evidence(s.evidence)
+
+
+def _print_signature(signature: dict[str, Any] | None) -> None:
+    """One line on a skill's signature for ``info``."""
+    if signature is None:
+        console().print("  not signed", highlight=False)
+    elif signature.get("verified_by"):
+        line = (
+            f"  [green]signed by {safe(signature['verified_by'])} (trusted key, verified)[/green]"
+        )
+        console().print(line, markup=True, highlight=False)
+    elif signature.get("problem"):
+        console().print(f"  [red]signature[/red] {safe(signature['problem'])}", highlight=False)
+    elif signature.get("changed_since_signing"):
+        changed = ", ".join(signature["changed_since_signing"])
+        console().print(
+            f"  [red]signature[/red] signed by {safe(signature['key'])}, but files differ from "
+            f"what was signed: {safe(changed)}",
+            highlight=False,
+        )
+    else:
+        console().print(
+            f"  signed by {safe(signature['key'])} (files match; the key is not checked: "
+            "give --trusted-key)",
+            highlight=False,
+        )
 
 
 def _printable(text: str) -> str:

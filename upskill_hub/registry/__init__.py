@@ -15,6 +15,15 @@ if TYPE_CHECKING:
     from upskill_hub.registry.pull import install_locked, pull, update
     from upskill_hub.registry.push import push_skills, scan_local
     from upskill_hub.registry.search import info, search
+    from upskill_hub.registry.signing import (
+        SigningKey,
+        TrustPolicy,
+        generate_key_pair,
+        load_trusted_cas,
+        load_trusted_keys,
+        sign_skill,
+        verify_skill,
+    )
     from upskill_hub.registry.skill_source import open_skill
 
 _EXPORTS = {
@@ -31,15 +40,27 @@ _EXPORTS = {
     "remove": "upskill_hub.registry.project",
     "scan_local": "upskill_hub.registry.push",
     "search": "upskill_hub.registry.search",
+    "SigningKey": "upskill_hub.registry.signing",
+    "TrustPolicy": "upskill_hub.registry.signing",
+    "generate_key_pair": "upskill_hub.registry.signing",
+    "load_trusted_cas": "upskill_hub.registry.signing",
+    "load_trusted_keys": "upskill_hub.registry.signing",
+    "sign_skill": "upskill_hub.registry.signing",
+    "verify_skill": "upskill_hub.registry.signing",
     "update": "upskill_hub.registry.pull",
     "verify": "upskill_hub.registry.project",
 }
 __all__ = [
     "Hub",
+    "SigningKey",
+    "TrustPolicy",
     "fetch_skill",
+    "generate_key_pair",
     "info",
     "install_locked",
     "list_installed",
+    "load_trusted_cas",
+    "load_trusted_keys",
     "open_skill",
     "outdated",
     "pull",
@@ -48,7 +69,9 @@ __all__ = [
     "remove",
     "scan_local",
     "search",
+    "sign_skill",
     "update",
     "verify",
+    "verify_skill",
 ]
 __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

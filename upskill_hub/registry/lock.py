@@ -50,6 +50,8 @@ class LockedSkill:
     targets: list[str] = field(default_factory=list)
     #: the published lift it was installed on, per model (optional; see lock_evidence)
     evidence: list[LockedEvidence] = field(default_factory=list)
+    #: Who signed the locked commit's files (``registry.signing.Signer.to_dict``), when checked.
+    signature: dict[str, str] | None = None
 
     def target_paths(self, project_root: Path) -> list[Path]:
         return [target_path(t, project_root) for t in self.targets]
@@ -196,6 +198,8 @@ def _lock_to_json(lock: Lock) -> dict[str, Any]:
         }
         if s.evidence:
             skills[key]["evidence"] = [e.to_json() for e in s.evidence]
+        if s.signature is not None:
+            skills[key]["signature"] = dict(s.signature)
     return {"version": LOCK_VERSION, "skills": skills}
 
 
@@ -242,6 +246,7 @@ def _skill_from_json(name: str, entry: Any, root: Path) -> LockedSkill:
     if not all(isinstance(t, str) and t for t in targets):
         raise ValueError(f"{where}.targets must be a list of non-empty strings")
     _check_targets(where, name, targets, root)
+    signature = _signature_from_json(where, entry.get("signature"))
     return LockedSkill(
         name=name,
         repo_id=repo_id,
@@ -252,7 +257,38 @@ def _skill_from_json(name: str, entry: Any, root: Path) -> LockedSkill:
         files=dict(sorted(files.items())),
         targets=list(targets),
         evidence=evidence,
+        signature=signature,
     )
+
+
+def _signature_from_json(where: str, value: Any) -> dict[str, str] | None:
+    """The optional ``signature`` of an entry: the signing key's fingerprint and public key, or
+    the signing certificate's fingerprint, subject and the CA it chained to."""
+    if value is None:
+        return None
+    shapes = {
+        "key": {"method", "signer", "public_key"},
+        "certificate": {"method", "signer", "subject", "ca"},
+    }
+    method = value.get("method") if isinstance(value, dict) else None
+    if not isinstance(value, dict) or set(value) != shapes.get(str(method), set()):
+        raise ValueError(
+            f"{where}.signature must hold method 'key' with signer and public_key, or method "
+            "'certificate' with signer, subject and ca"
+        )
+    if not all(isinstance(v, str) for v in value.values()):
+        raise ValueError(f"{where}.signature values must be strings")
+    if not re.fullmatch(r"sha256:[0-9a-f]{64}", value["signer"]):
+        raise ValueError(f"{where}.signature.signer must be sha256:<64 hex>")
+    if value["method"] == "certificate":
+        if not value["ca"].startswith("-----BEGIN CERTIFICATE-----"):
+            raise ValueError(f"{where}.signature.ca must be a PEM certificate")
+        return dict(value)
+    pem = value["public_key"]
+    digest = hashlib.sha256(pem.encode("utf-8")).hexdigest()
+    if not pem.startswith("-----BEGIN PUBLIC KEY-----") or value["signer"] != f"sha256:{digest}":
+        raise ValueError(f"{where}.signature.signer is not the fingerprint of its public_key")
+    return dict(value)
 
 
 def _check_targets(where: str, name: str, targets: list[str], root: Path) -> None:

@@ -42,6 +42,8 @@ from upskill_hub.registry.project import (
     project_root_for,
     skill_state,
 )
+from upskill_hub.registry.signed_installs import refuse_unverified
+from upskill_hub.registry.signing import TrustPolicy, check_fetched
 from upskill_hub.registry.targets import is_agent_folder, skills_dirs
 
 
@@ -115,8 +117,13 @@ def pull(
     allow_unsafe: bool = False,
     project_root: Path | None = None,
     hub: Hub | None = None,
+    trust: TrustPolicy | None = None,
 ) -> InstallReport:
-    """Fetch ``ns/name[@rev]`` (the named skills, or all), install them and lock the commit."""
+    """Fetch ``ns/name[@rev]`` (the named skills, or all), install them and lock the commit.
+
+    ``trust`` checks signatures on the staged download before anything is installed
+    (:mod:`.signing`); the signer is recorded in the lock.
+    """
     root = project_root_for(project_root)
     with locked_project(root):
         return _pull(
@@ -129,6 +136,7 @@ def pull(
             force=force,
             allow_unsafe=allow_unsafe,
             hub=hub or Hub(),
+            trust=trust,
         )
 
 
@@ -143,6 +151,7 @@ def _pull(
     force: bool = False,
     allow_unsafe: bool = False,
     hub: Hub,
+    trust: TrustPolicy | None = None,
 ) -> InstallReport:
     """:func:`pull` with the project lock already held."""
     if custom_dir is not None and not is_agent_folder(custom_dir, root):
@@ -155,7 +164,7 @@ def _pull(
                 " or ",
                 Param("global_"),
             )
-        return _export(root, spec, custom_dir, skills, force, allow_unsafe, hub)
+        return _export(root, spec, custom_dir, skills, force, allow_unsafe, hub, trust)
     dirs = skills_dirs(agents, project_root=root, global_=global_, custom_dir=custom_dir)
     lock = read_lock(root)
     fetched = fetch_skills(spec, list(skills) or None, hub=hub, allow_unsafe=allow_unsafe)
@@ -167,14 +176,41 @@ def _pull(
                 f"run `upskill-hub remove {f.name}` first or use ",
                 Param("force"),
             )
+    fetched, signed = _signatures(fetched, trust, lock)
     explicit = bool(agents) or custom_dir is not None or global_
     reader = EvidenceReader(hub)
     found = [reader.evidence(f.repo_id, f.commit, skill=f.name, subpath=f.subpath) for f in fetched]
     done = [
-        _install(root, lock, f, dirs, explicit=explicit, force=force, evidence=e)
+        _install(
+            root,
+            lock,
+            f,
+            dirs,
+            explicit=explicit,
+            force=force,
+            evidence=e,
+            signature=signed[f.name],
+        )
         for f, e in zip(fetched, found, strict=True)
     ]
     return InstallReport(root, done)
+
+
+def _signatures(
+    fetched: Sequence[FetchedSkill], trust: TrustPolicy | None, lock: Lock | None
+) -> tuple[list[FetchedSkill], dict[str, dict[str, str] | None]]:
+    """Check every staged download's signature before anything is installed: the skills (a
+    warning about an untrusted signer joins their warnings) and the lock's ``signature`` of
+    each. A skill locked with a signer must stay signed by it (or by a trusted key)."""
+    out: list[FetchedSkill] = []
+    signed: dict[str, dict[str, str] | None] = {}
+    for f in fetched:
+        previous = lock.skills.get(f.name) if lock else None
+        locked = previous.signature if previous and previous.repo_id == f.repo_id else None
+        where = f"{f.repo_id}@{f.commit[:12]}" + (f":{f.subpath}" if f.subpath else "")
+        signed[f.name], warning = check_fetched(f.path, trust, locked, where=where)
+        out.append(replace(f, warnings=(*f.warnings, warning)) if warning else f)
+    return out, signed
 
 
 def _export(
@@ -185,6 +221,7 @@ def _export(
     force: bool,
     allow_unsafe: bool,
     hub: Hub,
+    trust: TrustPolicy | None = None,
 ) -> InstallReport:
     """``pull --dir`` into a folder no agent reads: a checked copy, not recorded in the lock.
 
@@ -193,6 +230,7 @@ def _export(
     to manage, like the output of ``cp``.
     """
     fetched = fetch_skills(spec, list(skills) or None, hub=hub, allow_unsafe=allow_unsafe)
+    fetched, _ = _signatures(fetched, trust, None)
     done = []
     for f in fetched:
         paths = install_skill(f.path, f.name, [folder], previous=None, force=force, link=False)
@@ -222,6 +260,7 @@ def _install(
     ref: str | _FromFetch | None = _FROM_FETCH,
     frozen: LockedSkill | None = None,
     evidence: SkillEvidence | None = None,
+    signature: dict[str, str] | None = None,
 ) -> InstalledSkill:
     """Install one fetched skill where asked (plus where it already was) and record it.
 
@@ -257,6 +296,7 @@ def _install(
         files=dict(fetched.files),
         targets=[target_entry(p, root) for p in paths],
         evidence=_locked_evidence(evidence, previous, fetched.commit),
+        signature=frozen.signature if frozen is not None else signature,
     )
     lock.skills[fetched.name] = entry
     write_lock(root, lock)
@@ -304,6 +344,7 @@ def install_locked(
     project_root: Path | None = None,
     hub: Hub | None = None,
     workers: int = DEFAULT_WORKERS,
+    trust: TrustPolicy | None = None,
 ) -> InstallReport:
     """Restore the locked commits (of the requested skills, or all) into their locked folders.
 
@@ -324,6 +365,7 @@ def install_locked(
             allow_unsafe=allow_unsafe,
             hub=hub,
             workers=workers,
+            trust=trust,
         )
 
 
@@ -336,6 +378,7 @@ def _install_locked(
     allow_unsafe: bool,
     hub: Hub,
     workers: int,
+    trust: TrustPolicy | None = None,
 ) -> InstallReport:
     """:func:`install_locked` with the project lock held (the lock is read again under it)."""
     lock = read_lock(root)
@@ -354,7 +397,11 @@ def _install_locked(
             + ", ".join(f for s in edited for f in s.differing_files() if "(missing)" not in f),
         )
     todo = [lock.skills[s.name] for s in states if not s.clean or not s.targets]
+    refuse_unverified(
+        root, [lock.skills[s.name] for s in states if lock.skills[s.name] not in todo], trust
+    )
     fetched = _fetch_parallel(todo, hub, allow_unsafe, workers)
+    fetched, signed = _signatures(fetched, trust, lock)
     diffs = {
         f.name: ", ".join(_hash_diff(lock.skills[f.name].files, f.files))
         for f in fetched
@@ -382,6 +429,7 @@ def _install_locked(
             force=force,
             ref=locked.ref,
             frozen=locked if frozen else None,
+            signature=signed[state.name],
         )
         if state.name in diffs:
             note = (
@@ -392,7 +440,9 @@ def _install_locked(
             installed = replace(installed, warnings=[*installed.warnings, note])
         report.append(installed)
     for spec in new_specs:
-        report += _pull(root, spec, force=force, allow_unsafe=allow_unsafe, hub=hub).skills
+        report += _pull(
+            root, spec, force=force, allow_unsafe=allow_unsafe, hub=hub, trust=trust
+        ).skills
     return InstallReport(root, report)
 
 
@@ -460,6 +510,7 @@ def update(
     hub: Hub | None = None,
     require_lift: bool = False,
     model: str | None = None,
+    trust: TrustPolicy | None = None,
 ) -> InstallReport:
     """Move the named skills (all when none) to the current commit of their ref.
 
@@ -480,6 +531,7 @@ def update(
             hub=hub or Hub(),
             require_lift=require_lift,
             model=model,
+            trust=trust,
         )
 
 
@@ -492,6 +544,7 @@ def _update(
     hub: Hub,
     require_lift: bool = False,
     model: str | None = None,
+    trust: TrustPolicy | None = None,
 ) -> InstallReport:
     """:func:`update` with the project lock held."""
     lock = read_lock(root)
@@ -538,6 +591,7 @@ def _update(
         [fetched] = fetch_skills(
             f"{locked.repo_id}@{current}", [locked.name], hub=hub, allow_unsafe=allow_unsafe
         )
+        [fetched], signed = _signatures([fetched], trust, lock)
         dirs = [p.parent for p in locked.target_paths(root)]
         report.append(
             _install(
@@ -549,6 +603,7 @@ def _update(
                 force=force,
                 ref=locked.ref,
                 evidence=found,
+                signature=signed[fetched.name],
             )
         )
     return InstallReport(root, report)

@@ -12,8 +12,9 @@ import os
 import shutil
 import stat
 import tempfile
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
 from huggingface_hub import CommitOperationAdd, CommitOperationDelete
@@ -45,6 +46,9 @@ from upskill_hub.registry.scan import ScanFinding, ScanLimits, scan_tree
 from upskill_hub.skill import Skill, discover_skills, list_files, load_skill, validate_skill
 from upskill_hub.skill.discover import has_skill_md
 
+if TYPE_CHECKING:
+    from upskill_hub.registry.signing import SigningKey
+
 #: Findings ``--allow-unsafe`` never overrides on push: links, special files, escaping paths.
 NEVER_UPLOADED = ESCAPING_RULES | {"symlink", "special-file"}
 
@@ -64,15 +68,20 @@ class PushResult:
     pr_url: str | None = None
     #: False when the repo already held exactly these files: no commit (and no PR) was made.
     changed: bool = True
+    #: The fingerprint of the key that signed the skills (``push --sign``), else None.
+    signed_by: str | None = None
 
     def to_dict(self) -> dict[str, str | list[str] | None]:
-        return {
+        out: dict[str, str | list[str] | None] = {
             "repo_id": self.repo_id,
             "commit": self.commit,
             "url": self.url,
             "tag": self.tag,
             "deleted": list(self.deleted),
         }
+        if self.signed_by:
+            out["signed_by"] = self.signed_by
+        return out
 
 
 @dataclass(frozen=True)
@@ -95,10 +104,13 @@ def push_skills(
     allow_unsafe: bool = False,
     hub: Hub | None = None,
     limits: ScanLimits | None = None,
+    sign: Path | SigningKey | None = None,
 ) -> PushResult:
     """Validate, scan and upload the skill(s) at ``path``; tag the commit when ``tag`` is given.
 
-    Raises ValidationRefused / ScanRefused before any request is made.
+    ``sign`` (a PEM EC private key, or a :class:`~.signing.SigningKey` with its certificate)
+    signs each skill's staged files into ``skill.oms.sig`` (:mod:`.signing`). Raises
+    ValidationRefused / ScanRefused / SignatureError before any request is made.
     """
     if tag and create_pr:
         raise UsageError(
@@ -117,6 +129,7 @@ def push_skills(
         multi = multi or any(CARD_FILE in p.files for p in prepared)
         prepared = [_with_layout(p, multi) for p in prepared]
         _check_unique(prepared)
+        prepared, signed_by = _signed(prepared, sign)
         if repo_id is None:
             base = prepared[0].name if not multi else path.resolve().name
             repo_id = f"{hub.whoami()}/{base}"
@@ -125,7 +138,7 @@ def push_skills(
             raise UsageError(
                 Param("repo_id"), f" takes NS/NAME without a revision, got {repo_id}@{rev}"
             )
-        return _upload(
+        result = _upload(
             hub,
             repo_id,
             prepared,
@@ -135,6 +148,23 @@ def push_skills(
             message=message,
             create_pr=create_pr,
         )
+        return replace(result, signed_by=signed_by)
+
+
+def _signed(
+    prepared: list[_Prepared], key: Path | SigningKey | None
+) -> tuple[list[_Prepared], str | None]:
+    """Sign each staged skill with ``key`` (or check a signature it already carries)."""
+    from upskill_hub.registry.signing import prepare_upload
+
+    out: list[_Prepared] = []
+    signed_by: str | None = None
+    for p in prepared:
+        files, signer = prepare_upload(p.staged, p.files, key, where=p.name)
+        signed_by = signer.who if signer else None
+        card = replace(p.card, files=files)
+        out.append(replace(p, files=files, card=card))
+    return out, signed_by
 
 
 def scan_local(

@@ -9,7 +9,7 @@ from __future__ import annotations
 import tempfile
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from upskill_hub.errors import UnsafeSkill
 from upskill_hub.registry.card import SKILLS_TAG
@@ -34,6 +34,9 @@ from upskill_hub.registry.hub import Hub
 from upskill_hub.registry.scan import ScanFinding, ScanLimits, scan_tree
 from upskill_hub.skill import validate_skill
 from upskill_hub.skill.frontmatter import parse_skill_md
+
+if TYPE_CHECKING:
+    from upskill_hub.registry.signing import TrustPolicy
 
 DEFAULT_LIMIT = 20
 
@@ -69,6 +72,8 @@ class SkillInfo:
     findings: list[ScanFinding]
     validation_errors: list[str]
     evidence: SkillEvidence | None = None
+    #: What ``skill.oms.sig`` claims and whether it holds (``registry.signing.SignatureInfo``).
+    signature: dict[str, Any] | None = None
 
     @property
     def safe(self) -> bool:
@@ -85,6 +90,7 @@ class SkillInfo:
             "safe": self.safe,
             "valid": not self.validation_errors,
             "evidence": self.evidence.to_dict() if self.evidence else None,
+            "signature": self.signature,
         }
 
 
@@ -140,16 +146,22 @@ def search(
     return [replace(h, ranked_by=e) for h, e in ranked][:limit]
 
 
-def info(spec: str, *, hub: Hub | None = None, limits: ScanLimits | None = None) -> RepoInfo:
+def info(
+    spec: str,
+    *,
+    hub: Hub | None = None,
+    limits: ScanLimits | None = None,
+    trust: TrustPolicy | None = None,
+) -> RepoInfo:
     """Describe ``ns/name[@rev]`` without installing: nothing is written outside the HF cache.
 
     Files are downloaded (into the huggingface_hub cache) only for skills whose listing has no
-    path that could escape the skill folder.
+    path that could escape the skill folder. A signature is checked against ``trust``.
     """
     hub = hub or Hub()
     limits = limits or ScanLimits()
     repo = inspect_repo(spec, hub=hub)
-    skills = [_skill_info(repo, s, hub, limits) for s in repo.skills]
+    skills = [_skill_info(repo, s, hub, limits, trust) for s in repo.skills]
     reader = EvidenceReader(hub)
     skills = [
         replace(
@@ -160,7 +172,13 @@ def info(spec: str, *, hub: Hub | None = None, limits: ScanLimits | None = None)
     return RepoInfo(repo.repo_id, repo.ref, repo.commit, hub.repo_url(repo.repo_id), skills)
 
 
-def _skill_info(repo: RemoteRepo, skill: RemoteSkill, hub: Hub, limits: ScanLimits) -> SkillInfo:
+def _skill_info(
+    repo: RemoteRepo,
+    skill: RemoteSkill,
+    hub: Hub,
+    limits: ScanLimits,
+    trust: TrustPolicy | None = None,
+) -> SkillInfo:
     files = [(f.path, f.size) for f in skill.files]
     findings = listing_findings(skill, limits)
     name = skill.name
@@ -182,7 +200,21 @@ def _skill_info(repo: RemoteRepo, skill: RemoteSkill, hub: Hub, limits: ScanLimi
         report = validate_skill(staged)
         errors = [f"{e.location()}: {e.message}" for e in report.errors]
         frontmatter = _frontmatter(staged)
-    return SkillInfo(name, skill.subpath, files, frontmatter, findings + content, errors)
+        signature = _signature(staged, small is skill or small.files == skill.files, trust)
+    return SkillInfo(
+        name, skill.subpath, files, frontmatter, findings + content, errors, signature=signature
+    )
+
+
+def _signature(staged: Path, complete: bool, trust: TrustPolicy | None) -> dict[str, Any] | None:
+    """The skill's signature as ``info`` shows it (None when it carries none)."""
+    from upskill_hub.registry.signing import SIGNATURE_FILE, describe
+
+    if not (staged / SIGNATURE_FILE).is_file():
+        return None
+    if not complete:
+        return {"signed": True, "problem": "not checked: some files are over the size limit"}
+    return describe(staged, trust, where=staged.name).to_dict()
 
 
 #: Rules scan_tree repeats from the listing scan (reported once, from the listing).

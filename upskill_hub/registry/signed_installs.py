@@ -1,0 +1,72 @@
+"""Signatures of installed skills: ``verify`` re-checks each locked signer against the installed
+copies, and ``install --require-signature`` refuses copies already in place that no trusted
+signer backs. The checks themselves are :func:`.signing.verify_skill`."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from pathlib import Path
+
+from upskill_hub.errors import SignatureError
+from upskill_hub.registry.lock import LockedSkill, read_lock
+from upskill_hub.registry.signing import Signer, TrustPolicy, verify_skill
+from upskill_hub.registry.signing_keys import ca_from_pem
+
+
+def check_installed(
+    root: Path, locked: LockedSkill, policy: TrustPolicy | None = None
+) -> list[str]:
+    """Problems with a locked skill's signature in its installed copies (empty when fine).
+
+    An entry that recorded a signer is re-checked against that key (each installed copy, every
+    file named when one was added, removed or changed); with a ``policy`` the signer must also be
+    trusted, and under ``require`` an entry without a signer is a problem.
+    """
+    if locked.signature is None:
+        return [f"{locked.name}: not signed"] if policy and policy.require else []
+    signer = Signer.from_dict(locked.signature)
+    problems: list[str] = []
+    if policy and policy.trusts_anyone and not _trusted(signer, policy):
+        problems.append(f"{locked.name}: signed by {signer.who}, not a trusted key or CA")
+    pinned = TrustPolicy().with_key(signer)
+    seen: set[str] = set()
+    for entry, path in zip(locked.targets, locked.target_paths(root), strict=True):
+        real = os.path.realpath(path)
+        if real in seen or not Path(real).is_dir():
+            continue  # a missing copy is verify's own finding
+        seen.add(real)
+        try:
+            found = verify_skill(Path(real), pinned, where=f"{locked.name}: {entry}")
+        except SignatureError as exc:
+            problems.append(str(exc))
+            continue
+        if found.fingerprint != signer.fingerprint:
+            problems.append(f"{locked.name}: {entry}: signed by {found.who}, not {signer.who}")
+    return problems
+
+
+def _trusted(signer: Signer, policy: TrustPolicy) -> bool:
+    if signer.method == "key":
+        return signer.fingerprint in {k.fingerprint for k in policy.keys}
+    ca = ca_from_pem(signer.ca, "upskill-hub.lock")
+    return ca.fingerprint in {c.fingerprint for c in policy.cas}
+
+
+def verify_signatures(root: Path, policy: TrustPolicy | None = None) -> dict[str, list[str]]:
+    """:func:`check_installed` for every skill in the project's lock (only those with problems)."""
+    lock = read_lock(root)
+    found = {name: check_installed(root, lock.skills[name], policy) for name in sorted(lock.skills)}
+    return {name: problems for name, problems in found.items() if problems}
+
+
+def refuse_unverified(
+    root: Path, skills: Sequence[LockedSkill], policy: TrustPolicy | None
+) -> None:
+    """``install --require-signature`` of skills already installed (nothing to download): their
+    installed copies must hold a signature by a trusted signer, or SignatureError."""
+    if policy is None or not policy.require:
+        return
+    problems = [p for locked in skills for p in check_installed(root, locked, policy)]
+    if problems:
+        raise SignatureError("; ".join(problems), kind="unsigned")
