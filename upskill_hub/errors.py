@@ -90,8 +90,10 @@ class SignatureError(UpskillHubError):
     file added, removed or changed since signing (``<path> (added|removed|changed)``).
     """
 
-    def __init__(self, message: str, *, kind: str = "invalid", files: list[str] | None = None):
-        super().__init__(message)
+    def __init__(
+        self, *message: object, kind: str = "invalid", files: list[str] | None = None
+    ) -> None:
+        super().__init__(*message)
         self.kind = kind
         self.files = list(files or [])
 

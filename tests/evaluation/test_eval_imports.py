@@ -119,6 +119,7 @@ def test_a_broken_matplotlib_costs_the_chart_only(skill_dir: Path, tmp_path: Pat
     assert "Traceback" not in done.stderr
     (run_dir,) = out.iterdir()
     assert sorted(p.name for p in run_dir.iterdir()) == [
+        "benchmark.json",
         "run.json",
         "samples.jsonl",
         "summary.json",

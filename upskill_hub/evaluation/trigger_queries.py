@@ -22,7 +22,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any, Literal
 
-from upskill_hub.errors import InvalidTestFile, UsageError
+from upskill_hub.errors import InvalidTestFile, Param, UsageError
 from upskill_hub.evaluation.agent.tools import SkillFolder
 
 __all__ = [
@@ -63,7 +63,7 @@ def find_queries_file(given: Path, skill_path: Path) -> Path:
     inside = Path(skill_path) / given
     if not given.is_absolute() and inside.is_file():
         return inside
-    raise UsageError(f"--triggers {given}: no such file (nor in {skill_path})")
+    raise UsageError(Param("triggers"), f" {given}: no such file (nor in {skill_path})")
 
 
 def read_queries(path: Path) -> list[TriggerQuery]:
@@ -95,7 +95,7 @@ def split_queries(
 ) -> list[TriggerQuery]:
     """``queries`` (same order) with their split; see the module docstring."""
     if not 0 < train_fraction < 1:
-        raise UsageError(f"--split must be between 0 and 1 (got {train_fraction:g})")
+        raise UsageError(Param("split"), f" must be between 0 and 1 (got {train_fraction:g})")
     rng = random.Random(seed)
     chosen: dict[str, Split] = {}
     for wanted in (True, False):
@@ -128,7 +128,7 @@ def load_distractors(folder: Path, exclude: str) -> list[SkillFolder]:
 
     folder = Path(folder)
     if not folder.is_dir():
-        raise UsageError(f"--distractors {folder}: no such folder")
+        raise UsageError(Param("distractors"), f" {folder}: no such folder")
     dirs = [folder] if (folder / SKILL_FILENAME).is_file() else sorted(folder.iterdir())
     found = []
     for path in dirs:
@@ -137,9 +137,11 @@ def load_distractors(folder: Path, exclude: str) -> list[SkillFolder]:
         try:
             skill = load_skill(path, with_tests=False)
         except UpskillHubError as exc:
-            raise UsageError(f"--distractors {folder}: {exc}") from None
+            raise UsageError(Param("distractors"), f" {folder}: {exc}") from None
         if skill.name != exclude:
             found.append(SkillFolder.of(skill))
     if not found:
-        raise UsageError(f"--distractors {folder}: no other skill folder (with a SKILL.md) in it")
+        raise UsageError(
+            Param("distractors"), f" {folder}: no other skill folder (with a SKILL.md) in it"
+        )
     return found

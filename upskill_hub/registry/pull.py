@@ -520,7 +520,7 @@ def update(
     :mod:`.lift_gate`; the others are skipped with the reason.
     """
     if model and not require_lift:
-        raise UsageError("--model applies only with --require-lift")
+        raise UsageError(Param("model"), " applies only with ", Param("require_lift"))
     root = project_root_for(project_root)
     with locked_project(root):
         return _update(

@@ -26,7 +26,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from upskill_hub.errors import SignatureError, UsageError
+from upskill_hub.errors import Param, SignatureError, UsageError
 from upskill_hub.registry.lock import hash_tree
 from upskill_hub.registry.signing_keys import (
     KEY_PASSWORD_ENV,
@@ -368,7 +368,10 @@ def _verify_certificate(
     who = f"certificate {_printable(ident.subject)} ({ident.fingerprint[:19]})"
     if not cas:
         raise SignatureError(
-            f"{where}: signed with {who}, and no CA is trusted (--trusted-ca)", kind="untrusted"
+            f"{where}: signed with {who}, and no CA is trusted (",
+            Param("trusted_ca"),
+            ")",
+            kind="untrusted",
         )
     _refuse_changes(changed, who, where)
     reasons: list[str] = []
@@ -418,8 +421,13 @@ def check_staged(folder: Path, policy: TrustPolicy | None, *, where: str) -> Sig
         return None
     if policy.require and not policy.trusts_anyone:
         raise UsageError(
-            "--require-signature needs a trusted key: --trusted-key PUB, --trusted-keys FILE, "
-            f"{TRUSTED_KEYS_ENV} or --trusted-ca CERT"
+            Param("require_signature"),
+            " needs a trusted key: ",
+            Param("trusted_key", "PUB"),
+            ", ",
+            Param("trusted_keys", "FILE"),
+            f", {TRUSTED_KEYS_ENV} or ",
+            Param("trusted_ca", "CERT"),
         )
     return verify_skill(folder, policy, where=where)
 
@@ -476,7 +484,9 @@ def prepare_upload(
         if stale:
             raise SignatureError(
                 f"{where}: {SIGNATURE_FILE} no longer matches the skill's files "
-                f"({_listed(stale)}); sign again with push --sign KEY, or delete it",
+                f"({_listed(stale)}); sign again with push ",
+                Param("sign", "KEY"),
+                ", or delete it",
                 kind="mismatch",
                 files=stale,
             )

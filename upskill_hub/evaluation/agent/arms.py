@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
-from upskill_hub.errors import UsageError
+from upskill_hub.errors import Param, UsageError
 from upskill_hub.evaluation.agent.loop import AgentRun, run_agent
 from upskill_hub.evaluation.agent.prompts import agent_messages
 from upskill_hub.evaluation.agent.settings import AgentSettings
@@ -49,8 +49,10 @@ def check_tool_support(providers: Sequence[Provider]) -> None:
     for provider in providers:
         if not provider.supports_tools:
             raise UsageError(
-                f"--mode agent: {provider.model_id} cannot call tools (its chat handler has "
-                "none); use --mode inline for it, or an API model"
+                Param("mode"),
+                f" agent: {provider.model_id} cannot call tools (its chat handler has none); use ",
+                Param("mode"),
+                " inline for it, or an API model",
             )
 
 

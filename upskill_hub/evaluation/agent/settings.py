@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from upskill_hub.errors import UsageError
+from upskill_hub.errors import Param, UsageError
 
 __all__ = ["AgentSettings"]
 
@@ -21,9 +21,11 @@ class AgentSettings:
 
     def validate(self) -> None:
         if self.max_turns < 1:
-            raise UsageError(f"--max-turns must be at least 1 (got {self.max_turns})")
+            raise UsageError(Param("max_turns"), f" must be at least 1 (got {self.max_turns})")
         if self.token_budget < 1:
-            raise UsageError(f"--token-budget must be at least 1 (got {self.token_budget})")
+            raise UsageError(
+                Param("token_budget"), f" must be at least 1 (got {self.token_budget})"
+            )
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)

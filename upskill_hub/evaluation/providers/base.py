@@ -5,7 +5,7 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
 
-from upskill_hub.errors import ProviderError
+from upskill_hub.errors import Param, ProviderError
 from upskill_hub.evaluation.types import (
     Completion,
     GenerationParams,
@@ -43,7 +43,9 @@ class Provider(ABC):
         """Like :meth:`complete`, offering ``tools``: ``messages`` (system, user) then each
         earlier tool-calling turn and its results; the reply's ``tool_calls`` are the calls the
         model makes now (empty for a final answer)."""
-        raise ProviderError(f"{self.model_id}: this model cannot call tools; use --mode inline")
+        raise ProviderError(
+            f"{self.model_id}: this model cannot call tools; use ", Param("mode"), " inline"
+        )
 
     @property
     def unsupported_params(self) -> frozenset[str]:
