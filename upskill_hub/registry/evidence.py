@@ -16,6 +16,7 @@ Space. Looking up evidence never fails an install: Hub failures become notes.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
@@ -257,6 +258,8 @@ def load_summary_split(hub: Hub, dataset: str, split: str) -> list[dict[str, Any
     from datasets.exceptions import DatasetNotFoundError
 
     where = f"results dataset {dataset} (split {split})"
+    if os.path.exists(dataset):  # load_dataset would read a local folder of that name
+        raise HubError(f"{where}: names a local path; only Hub datasets are read")
     try:
         with _quiet_datasets():
             loaded = load_dataset(dataset, SUMMARY_CONFIG, split=split, token=hub.token)
