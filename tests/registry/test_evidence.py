@@ -338,3 +338,26 @@ def test_model_without_require_lift_is_a_usage_error(project: Path, run_cli: Run
     done = run_cli("update", "--model", GPT, cwd=project)
     assert done.code != 0
     assert done.stderr.strip() == "error: --model applies only with --require-lift"
+
+
+def test_a_card_claiming_another_commit_than_its_dataset_is_ignored(
+    skill_repo: SkillRepo, run_cli: RunCli
+) -> None:
+    """The card points at the run; the dataset's rows say which commit it measured."""
+    from upskill_hub.registry.card import results_metadata, with_results_metadata
+
+    v1 = skill_repo.push()
+    skill_repo.publish(v1, THREE_FAIL)
+    v2 = skill_repo.push("print('never measured')\n")
+    api = HfApi()
+    card = Path(api.hf_hub_download(skill_repo.repo_id, "README.md")).read_text()
+    [entry] = results_metadata(card)
+    api.upload_file(
+        path_or_fileobj=with_results_metadata(card, [dict(entry, skill_commit=v2)]).encode(),
+        path_in_repo="README.md",
+        repo_id=skill_repo.repo_id,
+    )
+    data = _evidence(run_cli("info", f"{skill_repo.repo_id}@{v2}", "--format", "json"))
+    assert data["found"] is False
+    [note] = data["notes"]
+    assert f"measured commit {v1[:7]}, not {v2[:7]} as the skill card says; ignored" in note

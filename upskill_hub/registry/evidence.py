@@ -223,6 +223,14 @@ class EvidenceReader:
             else:
                 notes.append(str(exc))
             return [(m, "card") for m in digest]
+        measured = {str(r.get("skill_commit")) for r in rows if r.get("skill_commit")}
+        if run.skill_commit and measured and measured != {run.skill_commit}:
+            notes.append(
+                f"{run.dataset} (split {run.split}) measured commit "
+                f"{', '.join(sorted(c[:7] for c in measured))}, not {run.skill_commit[:7]} as the "
+                "skill card says; ignored"
+            )
+            return []
         return [(m, "dataset") for m in models_of(rows)]
 
     def rows(self, dataset: str, split: str) -> list[dict[str, Any]]:
