@@ -65,6 +65,9 @@ def test_info_shows_lift_at_this_commit_and_behind(skill_repo: SkillRepo, run_cl
     assert (gpt["cases"], gpt["runs"], gpt["mode"]) == (10, 2, "inline")
     assert gpt["dataset"] == skill_repo.dataset and gpt["source"] == "dataset"
     assert set(_by_model(exact)) == {GPT, CLAUDE}
+    from upskill_hub import skill_evidence  # the library call behind it
+
+    assert skill_evidence(skill_repo.repo_id, v1, skill=skill_repo.name).to_dict() == exact
 
     # the card update is a commit of its own: the head has the measured skill files
     head = _evidence(run_cli("info", skill_repo.repo_id, "--format", "json"))
