@@ -240,6 +240,17 @@ def test_pull_records_the_evidence_and_install_frozen_is_unchanged(
     text = run_cli("pull", f"{skill_repo.repo_id}@{v1}", cwd=project)
     assert f"{GPT}  +70 pts [+34, +100]" in text.stdout and "measured at this commit" in text.stdout
 
+    offline = {"HF_HUB_OFFLINE": "1"}  # the evidence cannot be looked up: the lock keeps it
+    again = run_cli(
+        "pull", f"{skill_repo.repo_id}@{v1}", "--format", "json", cwd=project, env=offline
+    )
+    assert again.code == 0, again.stderr
+    [skill] = again.json()["skills"]
+    assert (
+        not skill["evidence"]["found"]
+        and "could not read the card" in skill["evidence"]["notes"][0]
+    )
+    assert {e["model"]: e for e in _lock(project)[skill_repo.name]["evidence"]} == recorded
     lock_bytes = (project / "upskill-hub.lock").read_bytes()
     for target in entry["targets"]:
         shutil.rmtree(project / target)  # a fresh clone: the lock, no installed copies

@@ -271,8 +271,9 @@ def _install(
 def _locked_evidence(
     evidence: SkillEvidence | None, previous: LockedSkill | None, commit: str
 ) -> list[LockedEvidence]:
-    if evidence is not None:
+    if evidence is not None and (evidence.found or not evidence.notes):
         return [m.locked() for m in evidence.models]
+    # not looked up, or the lookup failed (offline): what was recorded for this commit stays
     return list(previous.evidence) if previous is not None and previous.commit == commit else []
 
 
