@@ -24,6 +24,7 @@ from upskill_hub.registry.evidence import EvidenceReader, SkillEvidence
 from upskill_hub.registry.fetch import FetchedSkill, fetch_skills
 from upskill_hub.registry.hub import COMMIT_RE, Hub, parse_spec
 from upskill_hub.registry.install import install_skill
+from upskill_hub.registry.lift_gate import refusal
 from upskill_hub.registry.lock import (
     LOCK_FILENAME,
     Lock,
@@ -521,9 +522,10 @@ def _update(
             found = reader.evidence(
                 locked.repo_id, current, skill=locked.name, subpath=locked.subpath
             )
-            refused = lift_refusal(locked, found, model, reader) if require_lift else None
-            if refused is not None:
-                report.append(refused)
+            reason = refusal(locked, found, model, reader) if require_lift else None
+            if reason is not None:
+                skipped = InstalledSkill.unchanged(locked)
+                report.append(replace(skipped, status="skipped", detail=reason, evidence=found))
                 continue
         [fetched] = fetch_skills(
             f"{locked.repo_id}@{current}", [locked.name], hub=hub, allow_unsafe=allow_unsafe
@@ -542,31 +544,3 @@ def _update(
             )
         )
     return InstallReport(root, report)
-
-
-def lift_refusal(
-    locked: LockedSkill, found: SkillEvidence, model: str | None, reader: EvidenceReader
-) -> InstalledSkill | None:
-    """``update --require-lift``: the skipped entry when ``found`` does not pass, else None."""
-    from upskill_hub.registry.lift_gate import require_lift
-
-    checks = require_lift(locked, found, model)
-    if any(c.reference_source == "none" for c in checks):
-        locked_now = reader.evidence(
-            locked.repo_id, locked.commit, skill=locked.name, subpath=locked.subpath
-        )
-        checks = require_lift(locked, found, model, locked_now)
-    failed = [c for c in checks if not c.ok]
-    if not failed:
-        return None
-    return InstalledSkill(
-        locked.name,
-        locked.repo_id,
-        locked.ref,
-        locked.commit,
-        "skipped",
-        list(locked.targets),
-        detail=f"--require-lift: not moved to {found.commit[:12]}: "
-        + "; ".join(c.reason for c in failed),
-        evidence=found,
-    )
