@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     from upskill_hub.generate import GenerateConfig, generate
     from upskill_hub.publish.results_dataset import push_results
     from upskill_hub.publish.results_view import compare_results, load_results
+    from upskill_hub.registry.evidence import skill_evidence
     from upskill_hub.registry.fetch import fetch_skill
     from upskill_hub.registry.hub import Hub
     from upskill_hub.registry.project import outdated, remove, verify
@@ -75,6 +76,7 @@ _EXPORTS = {
     "remove": "upskill_hub.registry.project",
     "resolve_model": "upskill_hub.evaluation.providers.resolve",
     "search": "upskill_hub.registry.search",
+    "skill_evidence": "upskill_hub.registry.evidence",
     "update": "upskill_hub.registry.pull",
     "validate_skill": "upskill_hub.skill",
     "verify": "upskill_hub.registry.project",
@@ -109,6 +111,7 @@ __all__ = [
     "remove",
     "resolve_model",
     "search",
+    "skill_evidence",
     "update",
     "validate_skill",
     "verify",

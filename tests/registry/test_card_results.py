@@ -46,6 +46,9 @@ def test_the_card_body_is_kept_and_entries_read_back() -> None:
 def test_malformed_entries_are_ignored_not_fatal() -> None:
     bad = [
         {"dataset": "no-slash", "split": "x"},
+        {"dataset": "../../etc/x", "split": "x"},
+        {"dataset": "ns/res@main", "split": "x"},
+        {"dataset": "ns/res", "split": "../x"},
         {"dataset": "ns/res", "split": "run_b", "skill_commit": "main", "models": "nope"},
         "text",
     ]

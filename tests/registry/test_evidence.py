@@ -65,6 +65,9 @@ def test_info_shows_lift_at_this_commit_and_behind(skill_repo: SkillRepo, run_cl
     assert (gpt["cases"], gpt["runs"], gpt["mode"]) == (10, 2, "inline")
     assert gpt["dataset"] == skill_repo.dataset and gpt["source"] == "dataset"
     assert set(_by_model(exact)) == {GPT, CLAUDE}
+    from upskill_hub import skill_evidence  # the library call behind it
+
+    assert skill_evidence(skill_repo.repo_id, v1, skill=skill_repo.name).to_dict() == exact
 
     # the card update is a commit of its own: the head has the measured skill files
     head = _evidence(run_cli("info", skill_repo.repo_id, "--format", "json"))
@@ -237,6 +240,17 @@ def test_pull_records_the_evidence_and_install_frozen_is_unchanged(
     text = run_cli("pull", f"{skill_repo.repo_id}@{v1}", cwd=project)
     assert f"{GPT}  +70 pts [+34, +100]" in text.stdout and "measured at this commit" in text.stdout
 
+    offline = {"HF_HUB_OFFLINE": "1"}  # the evidence cannot be looked up: the lock keeps it
+    again = run_cli(
+        "pull", f"{skill_repo.repo_id}@{v1}", "--format", "json", cwd=project, env=offline
+    )
+    assert again.code == 0, again.stderr
+    [skill] = again.json()["skills"]
+    assert (
+        not skill["evidence"]["found"]
+        and "could not read the card" in skill["evidence"]["notes"][0]
+    )
+    assert {e["model"]: e for e in _lock(project)[skill_repo.name]["evidence"]} == recorded
     lock_bytes = (project / "upskill-hub.lock").read_bytes()
     for target in entry["targets"]:
         shutil.rmtree(project / target)  # a fresh clone: the lock, no installed copies
@@ -338,3 +352,26 @@ def test_model_without_require_lift_is_a_usage_error(project: Path, run_cli: Run
     done = run_cli("update", "--model", GPT, cwd=project)
     assert done.code != 0
     assert done.stderr.strip() == "error: --model applies only with --require-lift"
+
+
+def test_a_card_claiming_another_commit_than_its_dataset_is_ignored(
+    skill_repo: SkillRepo, run_cli: RunCli
+) -> None:
+    """The card points at the run; the dataset's rows say which commit it measured."""
+    from upskill_hub.registry.card import results_metadata, with_results_metadata
+
+    v1 = skill_repo.push()
+    skill_repo.publish(v1, THREE_FAIL)
+    v2 = skill_repo.push("print('never measured')\n")
+    api = HfApi()
+    card = Path(api.hf_hub_download(skill_repo.repo_id, "README.md")).read_text()
+    [entry] = results_metadata(card)
+    api.upload_file(
+        path_or_fileobj=with_results_metadata(card, [dict(entry, skill_commit=v2)]).encode(),
+        path_in_repo="README.md",
+        repo_id=skill_repo.repo_id,
+    )
+    data = _evidence(run_cli("info", f"{skill_repo.repo_id}@{v2}", "--format", "json"))
+    assert data["found"] is False
+    [note] = data["notes"]
+    assert f"measured commit {v1[:7]}, not {v2[:7]} as the skill card says; ignored" in note

@@ -18,6 +18,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from upskill_hub.errors import UsageError
 from upskill_hub.registry.card import (
     RESULTS_META_KEY,
     has_results,
@@ -30,6 +31,7 @@ MAX_ENTRIES = 50
 DEFAULT_MODE = "inline"
 
 _COMMIT = re.compile(r"[0-9a-f]{40}")
+_SPLIT = re.compile(r"\w{1,200}", re.ASCII)
 _LEGACY_LINK = re.compile(r"dataset \[([^\]\s]+/[^\]\s]+)\]\([^)]*\) \(split `([^`]+)`\)")
 _LEGACY_REVISION = re.compile(r"at revision `([0-9a-f]{40})`")
 
@@ -103,14 +105,14 @@ class PublishedRun:
         if not isinstance(data, Mapping):
             return None
         dataset, split = data.get("dataset"), data.get("split")
-        if not isinstance(dataset, str) or "/" not in dataset or not isinstance(split, str):
+        if not _is_repo_id(dataset) or not isinstance(split, str) or not _SPLIT.fullmatch(split):
             return None
         commit = data.get("skill_commit")
         skill, mode, started = data.get("skill"), data.get("mode"), data.get("started_at")
         models = data.get("models")
         parsed = (MeasuredModel.from_meta(m) for m in (models if isinstance(models, list) else []))
         return cls(
-            dataset=dataset,
+            dataset=str(dataset),
             split=split,
             skill_commit=commit if isinstance(commit, str) and _COMMIT.fullmatch(commit) else None,
             skill=skill if isinstance(skill, str) and skill else None,
@@ -198,11 +200,26 @@ def _legacy_run(card_text: str) -> PublishedRun | None:
     if link is None:
         return None
     revision = _LEGACY_REVISION.search(section)
+    if not _is_repo_id(link.group(1)) or not _SPLIT.fullmatch(link.group(2)):
+        return None
     return PublishedRun(
         dataset=link.group(1),
         split=link.group(2),
         skill_commit=revision.group(1) if revision else None,
     )
+
+
+def _is_repo_id(value: Any) -> bool:
+    """A Hub dataset id ``NS/NAME`` (never a path or a revision: a card is anyone's text)."""
+    from upskill_hub.registry.hub import parse_spec
+
+    if not isinstance(value, str) or "@" in value:
+        return False
+    try:
+        parse_spec(value)
+    except UsageError:
+        return False
+    return True
 
 
 def _number(value: Any) -> float | None:

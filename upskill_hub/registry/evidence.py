@@ -16,6 +16,7 @@ Space. Looking up evidence never fails an install: Hub failures become notes.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
@@ -222,6 +223,14 @@ class EvidenceReader:
             else:
                 notes.append(str(exc))
             return [(m, "card") for m in digest]
+        measured = {str(r.get("skill_commit")) for r in rows if r.get("skill_commit")}
+        if run.skill_commit and measured and measured != {run.skill_commit}:
+            notes.append(
+                f"{run.dataset} (split {run.split}) measured commit "
+                f"{', '.join(sorted(c[:7] for c in measured))}, not {run.skill_commit[:7]} as the "
+                "skill card says; ignored"
+            )
+            return []
         return [(m, "dataset") for m in models_of(rows)]
 
     def rows(self, dataset: str, split: str) -> list[dict[str, Any]]:
@@ -257,6 +266,8 @@ def load_summary_split(hub: Hub, dataset: str, split: str) -> list[dict[str, Any
     from datasets.exceptions import DatasetNotFoundError
 
     where = f"results dataset {dataset} (split {split})"
+    if os.path.exists(dataset):  # load_dataset would read a local folder of that name
+        raise HubError(f"{where}: names a local path; only Hub datasets are read")
     try:
         with _quiet_datasets():
             loaded = load_dataset(dataset, SUMMARY_CONFIG, split=split, token=hub.token)

@@ -15,7 +15,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from upskill_hub.registry.evidence import ModelEvidence, SkillEvidence
+from upskill_hub.registry.evidence import EvidenceReader, ModelEvidence, SkillEvidence
 from upskill_hub.registry.evidence_text import lift_text
 from upskill_hub.registry.lock import LockedSkill
 
@@ -169,3 +169,23 @@ def _reference_text(reference: float, source: str) -> str:
     if source == "none":
         return "0 (no lift known for the locked commit)"
     return f"the locked {lift_text(reference)}"
+
+
+def refusal(
+    locked: LockedSkill, found: SkillEvidence, model: str | None, reader: EvidenceReader
+) -> str | None:
+    """Why ``update --require-lift`` leaves ``locked`` where it is (None: it may move to
+    ``found.commit``). The locked commit's own published lift is looked up only when the lock
+    recorded none for a model checked."""
+    checks = require_lift(locked, found, model)
+    if any(c.reference_source == "none" for c in checks):
+        locked_now = reader.evidence(
+            locked.repo_id, locked.commit, skill=locked.name, subpath=locked.subpath
+        )
+        checks = require_lift(locked, found, model, locked_now)
+    failed = [c for c in checks if not c.ok]
+    if not failed:
+        return None
+    return f"--require-lift: not moved to {found.commit[:12]}: " + "; ".join(
+        c.reason for c in failed
+    )

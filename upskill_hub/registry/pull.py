@@ -24,6 +24,7 @@ from upskill_hub.registry.evidence import EvidenceReader, SkillEvidence
 from upskill_hub.registry.fetch import FetchedSkill, fetch_skills
 from upskill_hub.registry.hub import COMMIT_RE, Hub, parse_spec
 from upskill_hub.registry.install import install_skill
+from upskill_hub.registry.lift_gate import refusal
 from upskill_hub.registry.lock import (
     LOCK_FILENAME,
     Lock,
@@ -316,8 +317,9 @@ def _install(
 def _locked_evidence(
     evidence: SkillEvidence | None, previous: LockedSkill | None, commit: str
 ) -> list[LockedEvidence]:
-    if evidence is not None:
+    if evidence is not None and (evidence.found or not evidence.notes):
         return [m.locked() for m in evidence.models]
+    # not looked up, or the lookup failed (offline): what was recorded for this commit stays
     return list(previous.evidence) if previous is not None and previous.commit == commit else []
 
 
@@ -584,9 +586,10 @@ def _update(
             found = reader.evidence(
                 locked.repo_id, current, skill=locked.name, subpath=locked.subpath
             )
-            refused = lift_refusal(locked, found, model, reader) if require_lift else None
-            if refused is not None:
-                report.append(refused)
+            reason = refusal(locked, found, model, reader) if require_lift else None
+            if reason is not None:
+                skipped = InstalledSkill.unchanged(locked)
+                report.append(replace(skipped, status="skipped", detail=reason, evidence=found))
                 continue
         [fetched] = fetch_skills(
             f"{locked.repo_id}@{current}", [locked.name], hub=hub, allow_unsafe=allow_unsafe
@@ -607,31 +610,3 @@ def _update(
             )
         )
     return InstallReport(root, report)
-
-
-def lift_refusal(
-    locked: LockedSkill, found: SkillEvidence, model: str | None, reader: EvidenceReader
-) -> InstalledSkill | None:
-    """``update --require-lift``: the skipped entry when ``found`` does not pass, else None."""
-    from upskill_hub.registry.lift_gate import require_lift
-
-    checks = require_lift(locked, found, model)
-    if any(c.reference_source == "none" for c in checks):
-        locked_now = reader.evidence(
-            locked.repo_id, locked.commit, skill=locked.name, subpath=locked.subpath
-        )
-        checks = require_lift(locked, found, model, locked_now)
-    failed = [c for c in checks if not c.ok]
-    if not failed:
-        return None
-    return InstalledSkill(
-        locked.name,
-        locked.repo_id,
-        locked.ref,
-        locked.commit,
-        "skipped",
-        list(locked.targets),
-        detail=f"--require-lift: not moved to {found.commit[:12]}: "
-        + "; ".join(c.reason for c in failed),
-        evidence=found,
-    )
