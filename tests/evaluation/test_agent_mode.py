@@ -249,7 +249,7 @@ def test_turn_and_token_caps_stop_the_loop(skill: Skill, tmp_path: Path) -> None
 
 def test_the_embedded_model_refuses_agent_mode(skill: Skill, tmp_path: Path) -> None:
     agent_config = EvalConfig(models=["local"], agent=AgentSettings())
-    with pytest.raises(UsageError, match="^mode agent: local cannot call tools") as refused:
+    with pytest.raises(UsageError, match=r"^mode agent: local cannot call tools") as refused:
         evaluate(
             skill,
             cases(1),

@@ -189,7 +189,7 @@ def test_split_is_fixed_and_stratified() -> None:
     for wanted in (True, False):
         chosen = [q.split for q in first if q.should_trigger is wanted]
         assert chosen.count("train") == 3 and chosen.count("validation") == 2
-    with pytest.raises(UsageError, match="^split must be between 0 and 1") as refused:
+    with pytest.raises(UsageError, match=r"^split must be between 0 and 1") as refused:
         split_queries(queries, 1.0, 1)
     assert refused.value.param == "split"
 

@@ -7,6 +7,7 @@ per-model lines around it. Plain text: callers escape it for their medium.
 
 from __future__ import annotations
 
+from upskill_hub import formatting
 from upskill_hub.registry.evidence import ModelEvidence, SkillEvidence
 
 NO_RESULTS = (
@@ -19,14 +20,7 @@ def lift_text(lift: float | None, low: float | None = None, high: float | None =
     """``+33 pts [+5, +56]`` (lift and bounds are fractions); ``+33 pts`` without bounds."""
     if lift is None:
         return "no lift"
-    text = f"{_points(lift)} pts"
-    if low is not None and high is not None:
-        text += f" [{_points(low)}, {_points(high)}]"
-    return text
-
-
-def _points(value: float) -> str:
-    return f"{round(value * 100):+d}"  # +0 for zero, as eval's tables print it
+    return formatting.lift(lift, (low, high) if low is not None and high is not None else None)
 
 
 def n_text(cases: int | None, runs: int | None) -> str:
