@@ -77,6 +77,12 @@ def _url(host: str, port: int) -> str:
     return f"http://{shown}:{port}"
 
 
+def _stop_jobs(server: uvicorn.Server) -> None:
+    jobs = getattr(getattr(server.config.app, "state", None), "jobs", None)
+    if jobs is not None:
+        jobs.close()
+
+
 def _make_server(
     data_dir: Path, token: str | None, on_started: Callable[[], None] | None
 ) -> _Server:
@@ -106,6 +112,7 @@ def serve(
         server.run(sockets=[sock])
     finally:
         sock.close()
+        _stop_jobs(server)  # running Jobs end with their server
     if not server.started:
         raise UpskillHubError(f"the hub server on {url} failed to start")
 
@@ -144,3 +151,4 @@ def running_server(
         server.should_exit = True
         thread.join(timeout=30)
         sock.close()
+        _stop_jobs(server)  # running Jobs end with their server
