@@ -25,6 +25,7 @@ COMMAND_MODULES = (
     "hub_commands",
     "generate_commands",
     "space_commands",
+    "jobs_commands",
 )
 
 app = typer.Typer(

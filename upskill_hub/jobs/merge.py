@@ -1,0 +1,158 @@
+"""Bring a run on Jobs home: the shards' samples become one ordinary run folder.
+
+:func:`merge_run` downloads the shards one at a time (only one shard's samples are held with
+their outputs), writes ``samples.jsonl`` in the local run's order (model, case, run, arm),
+then ``summary.json`` (the same statistics as a local run), ``lift.png``, and updates
+``run.json``. A key no shard delivered (its Job failed, was cancelled or never ran) is an
+``error`` sample saying so, so statistics count it and ``eval --resume RUN`` re-runs it. The
+folder is then what ``results push`` publishes like any run.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from upskill_hub.jobs import artifacts
+from upskill_hub.jobs.plan import JobsPlan, Shard
+
+if TYPE_CHECKING:
+    from huggingface_hub import HfApi
+
+    from upskill_hub.evaluation.statistics import ModelStats
+    from upskill_hub.evaluation.types import Sample
+
+__all__ = ["MergeResult", "merge_run"]
+
+
+@dataclass
+class MergeResult:
+    run_dir: Path
+    summary: dict[str, Any]
+    stats: list[ModelStats]
+    expected: int
+    missing: int
+    errors: int
+
+
+def _shard_samples(
+    plan: JobsPlan, shard: Shard, api: HfApi, tmp: Path
+) -> dict[tuple[str, str, int, str], Sample]:
+    """The last sample of each of the shard's keys that its Job committed."""
+    from upskill_hub.evaluation.run_dir import parse_samples
+
+    path = f"{artifacts.shard_prefix(plan.run_id, shard.id)}/samples.jsonl"
+    local = artifacts.download(api, plan.artifact_repo, path, tmp)
+    if local is None:
+        return {}
+    text = local.read_text(encoding="utf-8", errors="replace")
+    local.unlink()
+    wanted = set(shard.keys(plan.model_ids[shard.model], plan.runs, plan.arms))
+    found = {}
+    for sample in parse_samples(text, path):
+        if sample.key in wanted:
+            found[sample.key] = sample
+    return found
+
+
+def _missing(key: tuple[str, str, int, str], shard: Shard, prompt_hash: str) -> Sample:
+    from upskill_hub.evaluation.run_dir import utc_now
+    from upskill_hub.evaluation.types import Sample
+
+    why = {
+        "error": f"its Job failed ({shard.message or 'no reason given'})",
+        "canceled": "its Job was cancelled",
+        "pending": "its Job never ran",
+        "running": "its Job had not finished",
+    }.get(shard.state, "its Job did not deliver it")
+    return Sample(
+        model=key[0],
+        case_id=key[1],
+        run=key[2],
+        arm="with_skill" if key[3] == "with_skill" else "baseline",
+        prompt_hash=prompt_hash,
+        outcome="error",
+        error=f"not run: shard {shard.id}: {why}; `upskill-hub eval --resume RUN` runs it",
+        attempts=0,
+        finished_at=utc_now(),
+    )
+
+
+def merge_run(plan: JobsPlan, run_dir: Path, api: HfApi | None = None) -> MergeResult:
+    """Write the run folder's samples, summary and chart from the shards (see module doc)."""
+    from upskill_hub.evaluation.run_dir import RunFolder, utc_now
+    from upskill_hub.evaluation.run_info import build_summary
+    from upskill_hub.evaluation.statistics import summarize
+
+    if api is None:
+        from huggingface_hub import HfApi
+
+        api = HfApi()
+    folder = RunFolder(Path(run_dir))
+    info = folder.read_info()
+    arm_order = {a: i for i, a in enumerate(("baseline", "with_skill"))}
+    light: list[Sample] = []  # outputs dropped: what the statistics read
+    missing = 0
+    fd, tmp_name = tempfile.mkstemp(dir=folder.path, prefix=".samples-", suffix=".jsonl")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as out, tempfile.TemporaryDirectory() as tmp:
+            for shard in plan.shards:
+                got = _shard_samples(plan, shard, api, Path(tmp))
+                hashes: dict[tuple[str, str], str] = {
+                    (s.case_id, s.arm): s.prompt_hash for s in got.values()
+                }
+                order = {c: i for i, c in enumerate(shard.case_ids)}
+                keys = sorted(
+                    shard.keys(plan.model_ids[shard.model], plan.runs, plan.arms),
+                    key=lambda k: (order[k[1]], k[2], arm_order.get(k[3], 2)),
+                )
+                ok = 0
+                for key in keys:
+                    sample = got.pop(key, None)
+                    if sample is None:
+                        missing += 1
+                        sample = _missing(key, shard, hashes.get((key[1], key[3]), ""))
+                    elif sample.outcome != "error":
+                        ok += 1
+                    out.write(json.dumps(sample.to_dict(), ensure_ascii=False) + "\n")
+                    light.append(replace(sample, output=""))
+                shard.done = ok
+            out.flush()
+            os.fsync(out.fileno())
+        os.replace(tmp_name, folder.samples_file)
+    except BaseException:
+        Path(tmp_name).unlink(missing_ok=True)
+        raise
+    plan.save(folder.path)
+    stats = summarize(light)
+    expected = plan.expected
+    errors = sum(1 for s in light if s.outcome == "error")
+    cancelled = any(s.state == "canceled" for s in plan.shards)
+    info["finished_at"] = utc_now()
+    info["status"] = "complete" if errors == 0 else ("cancelled" if cancelled else "interrupted")
+    info["sessions"] = [
+        *info.get("sessions", []),
+        {
+            "started_at": info.get("started_at"),
+            "finished_at": info["finished_at"],
+            "samples": len(light),
+            "executor": "jobs",
+        },
+    ]
+    folder.write_info(info)
+    summary = build_summary(info, folder, light, stats, expected, cancelled)
+    folder.write_summary(summary)
+    if light:
+        try:
+            from upskill_hub.evaluation.chart import write_lift_chart
+
+            write_lift_chart(
+                summary["models"], folder.chart_file, title=f"{info['skill']['name']}: lift"
+            )
+        except Exception:  # the chart is a nicety; the numbers are in summary.json
+            pass
+    return MergeResult(folder.path, summary, stats, expected, missing, errors)
