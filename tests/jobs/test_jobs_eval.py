@@ -61,6 +61,10 @@ def test_grid_on_jobs_equals_local_run_and_keeps_keys_secret(
             assert ours[arm] == theirs[arm]
     assert (jobs_dir / "lift.png").is_file()
     assert "fake-a" in jobs.stdout  # the table
+    assert "6/6 shards finished (0 running, 0 waiting, 0 failed), 40/40 samples" in jobs.stderr
+    published = cli("results", "push", str(jobs_dir), "--repo", f"{repo}-results")
+    assert published.returncode == 0, published.stderr
+    assert HfApi().list_repo_files(f"{repo}-results", repo_type="dataset")
 
     # secrets: names only in the specs, never in env, labels, logs, artifacts or run folder
     api = HfApi()

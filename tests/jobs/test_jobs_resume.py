@@ -73,6 +73,9 @@ def test_crashed_and_cancelled_shards_resume(
         or committed(api, repo, plan["run_id"], second["id"]) < 3
     ):
         time.sleep(0.2)
+    status = cli("jobs", "status", str(run_dir))
+    assert status.returncode == 0, status.stderr
+    assert "0/2 shards finished (2 running, 0 waiting, 0 failed)" in status.stdout
     os.kill(job_pid(first["job_id"]), signal.SIGKILL)  # a crash: no goodbye
     cancelled = cli("jobs", "cancel", str(run_dir))
     assert cancelled.returncode == 0, cancelled.stderr
@@ -83,6 +86,8 @@ def test_crashed_and_cancelled_shards_resume(
     shards = json.loads((run_dir / "jobs.json").read_text())["shards"]
     states = {s["id"]: s["state"] for s in shards}
     assert states == {first["id"]: "error", second["id"]: "canceled"}
+    logs = cli("jobs", "logs", str(run_dir), "--shard", second["id"])
+    assert f"===== shard {second['id']}" in logs.stdout and "cancelled" in logs.stdout
     samples = read_samples(run_dir / "samples.jsonl")
     assert len(samples) == 24
     kept = [s for s in samples if s.outcome != "error"]

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from upskill_hub.errors import UsageError
+from upskill_hub.errors import HubError, UsageError
 from upskill_hub.jobs import artifacts
 from upskill_hub.jobs.plan import JobsPlan
 from upskill_hub.jobs.submit import submit_shard
@@ -105,9 +105,13 @@ def submit_ready(
 
 
 def _shard_done(plan: JobsPlan, shard_id: str, api: HfApi) -> int:
-    status = artifacts.read_json(
-        api, plan.artifact_repo, f"{artifacts.shard_prefix(plan.run_id, shard_id)}/status.json"
-    )
+    """Finished samples a shard reported; 0 when unknown (progress only: a file that changed
+    under the download, as a running shard commits every few seconds, is read next time)."""
+    path = f"{artifacts.shard_prefix(plan.run_id, shard_id)}/status.json"
+    try:
+        status = artifacts.read_json(api, plan.artifact_repo, path)
+    except (HubError, ValueError):
+        return 0
     return int(status.get("done", 0)) if isinstance(status, dict) else 0
 
 
