@@ -51,20 +51,20 @@ def committed(api: HfApi, repo: str, run_id: str, shard_id: str) -> int:
 def test_crashed_and_cancelled_shards_resume(
     tmp_path: Path, hub_server: Any, slow_model: FakeLLMServer
 ) -> None:
-    skill = make_skill(tmp_path, cases=12)
+    skill = make_skill(tmp_path, cases=30)
     repo = f"local-user/runs-{uuid.uuid4().hex[:8]}"
     env = {"UPSKILL_HUB_API_KEY": SENTINEL, "UPSKILL_HUB_JOBS_COMMIT_EVERY": "0.2"}
     grid = ["--model", "fake-a", "--base-url", slow_model.base_url, "--concurrency", "1"]
     started = cli(
         "eval", str(skill), *grid, "-o", str(tmp_path / "runs"), "--executor", "jobs",
-        "--install", "none", "--shard-size", "12", "--artifact-repo", repo, "--yes", "--no-wait",
+        "--install", "none", "--shard-size", "30", "--artifact-repo", repo, "--yes", "--no-wait",
         extra_env=env,
     )  # fmt: skip
     assert started.returncode == 0, started.stderr
     assert "jobs collect" in started.stdout
     (run_dir,) = (tmp_path / "runs").iterdir()
     plan = json.loads((run_dir / "jobs.json").read_text())
-    assert [len(s["case_ids"]) for s in plan["shards"]] == [6, 6]  # 12 samples each
+    assert [len(s["case_ids"]) for s in plan["shards"]] == [15, 15]  # 30 samples each
     api = HfApi()
     first, second = plan["shards"]
     deadline = time.monotonic() + 60
@@ -73,12 +73,13 @@ def test_crashed_and_cancelled_shards_resume(
         or committed(api, repo, plan["run_id"], second["id"]) < 3
     ):
         time.sleep(0.2)
-    status = cli("jobs", "status", str(run_dir))
-    assert status.returncode == 0, status.stderr
-    assert "0/2 shards finished (2 running, 0 waiting, 0 failed)" in status.stdout
     os.kill(job_pid(first["job_id"]), signal.SIGKILL)  # a crash: no goodbye
     cancelled = cli("jobs", "cancel", str(run_dir))
     assert cancelled.returncode == 0, cancelled.stderr
+    status = cli("jobs", "status", str(run_dir))
+    assert status.returncode == 0, status.stderr
+    assert "2/2 shards finished (0 running, 0 waiting, 2 failed)" in status.stdout
+    assert "exit code -9" in status.stdout
 
     collected = cli("jobs", "collect", str(run_dir), extra_env=env)
     assert collected.returncode == 1
@@ -89,7 +90,7 @@ def test_crashed_and_cancelled_shards_resume(
     logs = cli("jobs", "logs", str(run_dir), "--shard", second["id"])
     assert f"===== shard {second['id']}" in logs.stdout and "cancelled" in logs.stdout
     samples = read_samples(run_dir / "samples.jsonl")
-    assert len(samples) == 24
+    assert len(samples) == 60
     kept = [s for s in samples if s.outcome != "error"]
     missing = [s for s in samples if s.outcome == "error"]
     assert len(kept) >= 6 and missing  # finished samples kept, the rest are errors
@@ -103,7 +104,7 @@ def test_crashed_and_cancelled_shards_resume(
     # only the missing samples were requested again
     assert len(slow_model.requests) == len(missing)
     final = read_samples(run_dir / "samples.jsonl")
-    assert len(final) == 24 and all(s.outcome != "error" for s in final)
+    assert len(final) == 60 and all(s.outcome != "error" for s in final)
     for sample in kept:  # what finished before is what the run keeps
         match = next(s for s in final if s.key == sample.key)
         assert match.finished_at == sample.finished_at

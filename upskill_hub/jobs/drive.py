@@ -168,6 +168,7 @@ def wait_run(
 def cancel_run(plan: JobsPlan, run_dir: Path, api: HfApi | None = None) -> int:
     """Cancel the run's running Jobs and its shards not yet submitted; how many Jobs."""
     api = _api(api)
+    refresh(plan, api)  # a Job that already ended is not cancelled again
     cancelled = 0
     for shard in plan.shards:
         if shard.state == "running" and shard.job_id:

@@ -12,8 +12,9 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 import tempfile
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -24,7 +25,7 @@ if TYPE_CHECKING:
     from huggingface_hub import HfApi
 
     from upskill_hub.evaluation.statistics import ModelStats
-    from upskill_hub.evaluation.types import Sample
+    from upskill_hub.evaluation.types import AssertionResult, Sample
 
 __all__ = ["MergeResult", "merge_run"]
 
@@ -39,27 +40,68 @@ class MergeResult:
     errors: int
 
 
-def _shard_samples(
-    plan: JobsPlan, shard: Shard, api: HfApi, tmp: Path
-) -> dict[tuple[str, str, int, str], Sample]:
-    """The last sample of each of the shard's keys that its Job committed."""
-    from upskill_hub.evaluation.run_dir import parse_samples
+Key = tuple[str, str, int, str]
 
+
+class _Lightener:
+    """What the statistics read of a sample (no output, no reasons), its strings and assertion
+    lists shared between samples, so that 80,000 of them stay small."""
+
+    def __init__(self) -> None:
+        self.lists: dict[tuple[tuple[str, str], ...], list[AssertionResult]] = {}
+
+    def __call__(self, data: dict[str, Any]) -> Sample:
+        from upskill_hub.evaluation.types import AssertionResult, Sample
+
+        pairs = tuple(
+            (sys.intern(str(a["type"])), sys.intern(str(a["status"])))
+            for a in data.get("assertions", [])
+        )
+        shared = self.lists.get(pairs)
+        if shared is None:
+            shared = self.lists[pairs] = [AssertionResult(t, s) for t, s in pairs]  # type: ignore[arg-type]
+        outcome = sys.intern(str(data["outcome"]))
+        return Sample(
+            model=sys.intern(str(data["model"])),
+            case_id=sys.intern(str(data["case_id"])),
+            run=int(data["run"]),
+            arm=sys.intern(str(data["arm"])),  # type: ignore[arg-type]
+            prompt_hash="",
+            outcome=outcome,  # type: ignore[arg-type]
+            assertions=shared,
+            error=data.get("error") if outcome == "error" else None,
+            input_tokens=int(data.get("input_tokens", 0)),
+            output_tokens=int(data.get("output_tokens", 0)),
+            latency_s=float(data.get("latency_s", 0.0)),
+            attempts=int(data.get("attempts", 1)),
+        )
+
+
+def _shard_lines(
+    plan: JobsPlan, shard: Shard, api: HfApi, tmp: Path
+) -> dict[Key, tuple[str, dict[str, Any]]]:
+    """The last line (and its parsed data) of each of the shard's keys its Job committed;
+    lines cut short by a kill are skipped."""
     path = f"{artifacts.shard_prefix(plan.run_id, shard.id)}/samples.jsonl"
     local = artifacts.download(api, plan.artifact_repo, path, tmp)
     if local is None:
         return {}
-    text = local.read_text(encoding="utf-8", errors="replace")
-    local.unlink()
     wanted = set(shard.keys(plan.model_ids[shard.model], plan.runs, plan.arms))
-    found = {}
-    for sample in parse_samples(text, path):
-        if sample.key in wanted:
-            found[sample.key] = sample
+    found: dict[Key, tuple[str, dict[str, Any]]] = {}
+    with local.open(encoding="utf-8", errors="replace") as handle:
+        for line in handle:
+            try:
+                data = json.loads(line)
+                key = (str(data["model"]), str(data["case_id"]), int(data["run"]), str(data["arm"]))
+            except (ValueError, KeyError, TypeError):
+                continue
+            if key in wanted:
+                found[key] = (line.rstrip("\n"), data)
+    local.unlink()
     return found
 
 
-def _missing(key: tuple[str, str, int, str], shard: Shard, prompt_hash: str) -> Sample:
+def _missing(key: Key, shard: Shard, prompt_hash: str) -> Sample:
     from upskill_hub.evaluation.run_dir import utc_now
     from upskill_hub.evaluation.types import Sample
 
@@ -95,15 +137,16 @@ def merge_run(plan: JobsPlan, run_dir: Path, api: HfApi | None = None) -> MergeR
     folder = RunFolder(Path(run_dir))
     info = folder.read_info()
     arm_order = {a: i for i, a in enumerate(("baseline", "with_skill"))}
-    light: list[Sample] = []  # outputs dropped: what the statistics read
+    light: list[Sample] = []  # outputs and reasons dropped: what the statistics read
+    lighten = _Lightener()
     missing = 0
     fd, tmp_name = tempfile.mkstemp(dir=folder.path, prefix=".samples-", suffix=".jsonl")
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as out, tempfile.TemporaryDirectory() as tmp:
             for shard in plan.shards:
-                got = _shard_samples(plan, shard, api, Path(tmp))
+                got = _shard_lines(plan, shard, api, Path(tmp))
                 hashes: dict[tuple[str, str], str] = {
-                    (s.case_id, s.arm): s.prompt_hash for s in got.values()
+                    (d["case_id"], d["arm"]): str(d.get("prompt_hash", "")) for _, d in got.values()
                 }
                 order = {c: i for i, c in enumerate(shard.case_ids)}
                 keys = sorted(
@@ -112,14 +155,19 @@ def merge_run(plan: JobsPlan, run_dir: Path, api: HfApi | None = None) -> MergeR
                 )
                 ok = 0
                 for key in keys:
-                    sample = got.pop(key, None)
-                    if sample is None:
+                    found = got.pop(key, None)
+                    if found is None:
                         missing += 1
                         sample = _missing(key, shard, hashes.get((key[1], key[3]), ""))
-                    elif sample.outcome != "error":
-                        ok += 1
-                    out.write(json.dumps(sample.to_dict(), ensure_ascii=False) + "\n")
-                    light.append(replace(sample, output=""))
+                        line, data = (
+                            json.dumps(sample.to_dict(), ensure_ascii=False),
+                            sample.to_dict(),
+                        )
+                    else:
+                        line, data = found
+                        ok += data.get("outcome") != "error"
+                    out.write(line + "\n")
+                    light.append(lighten(data))
                 shard.done = ok
             out.flush()
             os.fsync(out.fileno())
