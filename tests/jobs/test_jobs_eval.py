@@ -114,3 +114,6 @@ def test_bad_flags_are_one_line(tmp_path: Path, hub_server: Any) -> None:
         assert result.returncode != 0
         assert result.stderr.strip().splitlines()[-1].startswith(expected), result.stderr
         assert "Traceback" not in result.stderr
+    local = cli("eval", str(skill), "--model", "openai:gpt-x", "--artifact-repo", "me/runs")
+    assert local.returncode == 2
+    assert local.stderr.strip() == "error: --artifact-repo apply only with --executor jobs"

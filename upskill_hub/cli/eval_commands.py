@@ -219,6 +219,9 @@ def eval_command(
     install: str = typer.Option(
         "pypi", "--install", help="With --executor jobs: pypi, wheel (this checkout) or none."
     ),
+    job_image: str = typer.Option(
+        None, "--job-image", help="With --executor jobs: Docker image [python:3.12; vLLM's]."
+    ),
     no_wait: bool = typer.Option(False, "--no-wait", help="With --executor jobs: submit and exit."),
     yes: bool = typer.Option(
         False, "--yes", "-y", help="With --executor jobs: submit without asking."
@@ -288,6 +291,7 @@ def eval_command(
                 "timeout": job_timeout,
                 "shard_samples": shard_size,
                 "install": install,
+                "image": job_image,
             },
             yes=yes,
             wait=not no_wait,
@@ -297,8 +301,15 @@ def eval_command(
             push_repo=push_repo,
         )
         return
-    if schedule or no_wait:
-        raise UsageError("--schedule and --no-wait apply only with --executor jobs")
+    jobs_only = (
+        ("--schedule", schedule),
+        ("--no-wait", no_wait),
+        ("--artifact-repo", artifact_repo),
+        ("--job-image", job_image),
+    )
+    used = [flag for flag, value in jobs_only if value]
+    if used:
+        raise UsageError(f"{', '.join(used)} apply only with --executor jobs")
     if any(m.lower().startswith("vllm:") for m in config.models):
         from upskill_hub.jobs.vllm import local_vllm
 
