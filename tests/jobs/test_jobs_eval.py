@@ -117,3 +117,9 @@ def test_bad_flags_are_one_line(tmp_path: Path, hub_server: Any) -> None:
     local = cli("eval", str(skill), "--model", "openai:gpt-x", "--artifact-repo", "me/runs")
     assert local.returncode == 2
     assert local.stderr.strip() == "error: --artifact-repo apply only with --executor jobs"
+    pushed_later = cli(
+        "eval", str(skill), "--model", "openai:gpt-x", "--executor", "jobs", "--no-wait",
+        "--push-results", "me/evals", "--yes",
+    )  # fmt: skip
+    assert pushed_later.returncode == 2
+    assert pushed_later.stderr.startswith("error: --push-results waits for the run")

@@ -276,6 +276,14 @@ def eval_command(
     if executor == "jobs":
         from upskill_hub.cli.jobs_commands import jobs_eval
 
+        if resume is not None:
+            raise UsageError(f"--resume {resume}: a local run; resume it without --executor jobs")
+        if no_wait and push is not None and not schedule:
+            raise UsageError(
+                "--push-results waits for the run: drop --no-wait, or run `results push RUN "
+                "--repo NS/NAME` after `jobs collect RUN`"
+            )
+
         jobs_eval(
             loaded,
             cases,
