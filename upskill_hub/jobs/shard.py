@@ -19,12 +19,13 @@ import json
 import os
 import shutil
 import signal
+import sys
 import threading
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from upskill_hub.errors import UsageError
+from upskill_hub.errors import HubError, UsageError
 from upskill_hub.jobs import artifacts
 from upskill_hub.jobs.keys import API_KEY_ENV
 from upskill_hub.jobs.plan import JobsPlan
@@ -54,7 +55,10 @@ class _Committer:
 
     def _loop(self) -> None:
         while not self.stop.wait(self.every_s):
-            self.commit("running")
+            try:
+                self.commit("running")
+            except HubError as exc:  # the next commit (or the last one) carries these samples
+                print(f"warning: samples not committed yet: {exc}", file=sys.stderr, flush=True)
 
     def commit(self, state: str, force: bool = False) -> None:
         with self.lock:
@@ -69,11 +73,16 @@ class _Committer:
                 "total": p.total if p else 0,
                 "errors": p.errors if p else 0,
             }
-            files: dict[str, bytes | Path] = {
-                f"{self.prefix}/{name}": self.folder / name
-                for name in _SHARD_FILES
-                if (self.folder / name).exists()
-            }
+            files: dict[str, bytes | Path] = {}
+            for name in _SHARD_FILES:
+                path = self.folder / name
+                if path.exists():
+                    # a snapshot: the runner keeps appending while the upload runs; a line
+                    # still being written is left for the next commit
+                    data = path.read_bytes()
+                    if name == "samples.jsonl":
+                        data = data[: data.rfind(b"\n") + 1]
+                    files[f"{self.prefix}/{name}"] = data
             files[f"{self.prefix}/{STATUS_FILE}"] = json.dumps(status).encode("utf-8")
             artifacts.upload(self.api, self.repo, files, f"shard {self.prefix}: {state}")
             self.committed_size = size
