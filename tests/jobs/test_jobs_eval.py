@@ -123,3 +123,40 @@ def test_bad_flags_are_one_line(tmp_path: Path, hub_server: Any) -> None:
     )  # fmt: skip
     assert pushed_later.returncode == 2
     assert pushed_later.stderr.startswith("error: --push-results waits for the run")
+
+
+def test_terminal_asks_before_submitting(
+    tmp_path: Path, hub_server: Any, fake_model: FakeLLMServer
+) -> None:
+    import os
+    import pty
+    import subprocess
+    import sys
+
+    from tests.jobs.conftest import REPO
+
+    skill = make_skill(tmp_path, cases=1)
+    env = {k: v for k, v in os.environ.items() if not k.endswith(("_API_KEY", "_BASE_URL"))}
+    env.update({"PYTHONPATH": str(REPO), "NO_COLOR": "1", "UPSKILL_HUB_JOBS_POLL": "0.3"})
+    argv = [sys.executable, "-m", "upskill_hub", "eval", str(skill), "--model", "fake-a"]
+    argv += ["--base-url", fake_model.base_url, "--executor", "jobs", "--install", "none"]
+    repo = f"local-user/runs-{uuid.uuid4().hex[:8]}"
+    for answer, code in ((b"n\n", 2), (b"y\n", 0)):
+        out = tmp_path / f"runs-{answer[:1].decode()}"
+        primary, replica = pty.openpty()
+        proc = subprocess.Popen(
+            [*argv, "-o", str(out), "--artifact-repo", repo],
+            stdin=replica, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, cwd=REPO,
+        )  # fmt: skip
+        os.close(replica)
+        os.write(primary, answer)
+        stdout, stderr = proc.communicate(timeout=120)
+        os.close(primary)
+        assert proc.returncode == code, stderr
+        if code == 2:
+            assert (
+                stderr.decode().strip().endswith("error: not submitted (answer y, or pass --yes)")
+            )
+            assert not any(out.iterdir())
+        else:
+            assert b"fake-a" in stdout and len(outcomes(only_run(out))) == 2
