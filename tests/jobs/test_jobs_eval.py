@@ -55,10 +55,11 @@ def test_grid_on_jobs_equals_local_run_and_keeps_keys_secret(
     local_summary = json.loads((local_dir / "summary.json").read_text())
     assert summary["complete"] and summary["samples"] == 40
     for ours, theirs in zip(summary["models"], local_summary["models"], strict=True):
-        assert ours["lift"] == theirs["lift"]
         for arm in ("baseline", "with_skill"):
             ours[arm].pop("latency_s"), theirs[arm].pop("latency_s")  # wall time differs
-            assert ours[arm] == theirs[arm]
+        assert ours == theirs  # lift, intervals, Holm-adjusted verdicts, per-case tables
+    for field in ("samples", "expected_samples", "errors", "rejected", "skipped_assertions"):
+        assert summary[field] == local_summary[field]
     assert (jobs_dir / "lift.png").is_file()
     assert "fake-a" in jobs.stdout  # the table
     assert "6/6 shards finished (0 running, 0 waiting, 0 failed), 40/40 samples" in jobs.stderr

@@ -14,6 +14,7 @@ import json
 import os
 import sys
 import tempfile
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -124,11 +125,27 @@ def _missing(key: Key, shard: Shard, prompt_hash: str) -> Sample:
     )
 
 
+class _SamplesFile:
+    """The merged samples.jsonl as a sized iterable of small records, read from disk each time
+    it is iterated (the summary counts errors, skips and rejections without holding them)."""
+
+    def __init__(self, path: Path, count: int, lighten: _Lightener) -> None:
+        self.path, self.count, self.lighten = path, count, lighten
+
+    def __len__(self) -> int:
+        return self.count
+
+    def __iter__(self) -> Iterator[Sample]:
+        with self.path.open(encoding="utf-8") as handle:
+            for line in handle:
+                yield self.lighten(json.loads(line))
+
+
 def merge_run(plan: JobsPlan, run_dir: Path, api: HfApi | None = None) -> MergeResult:
     """Write the run folder's samples, summary and chart from the shards (see module doc)."""
     from upskill_hub.evaluation.run_dir import RunFolder, utc_now
     from upskill_hub.evaluation.run_info import build_summary
-    from upskill_hub.evaluation.statistics import summarize
+    from upskill_hub.evaluation.statistics import adjust_across_models, summarize
 
     if api is None:
         from huggingface_hub import HfApi
@@ -137,13 +154,14 @@ def merge_run(plan: JobsPlan, run_dir: Path, api: HfApi | None = None) -> MergeR
     folder = RunFolder(Path(run_dir))
     info = folder.read_info()
     arm_order = {a: i for i, a in enumerate(("baseline", "with_skill"))}
-    light: list[Sample] = []  # outputs and reasons dropped: what the statistics read
+    light: list[Sample] = []  # one model's samples, without outputs: what its statistics read
+    stats: list[ModelStats] = []
     lighten = _Lightener()
-    missing = 0
+    missing = errors = total = 0
     fd, tmp_name = tempfile.mkstemp(dir=folder.path, prefix=".samples-", suffix=".jsonl")
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as out, tempfile.TemporaryDirectory() as tmp:
-            for shard in plan.shards:
+            for index, shard in enumerate(plan.shards):
                 got = _shard_lines(plan, shard, api, Path(tmp))
                 hashes: dict[tuple[str, str], str] = {
                     (d["case_id"], d["arm"]): str(d.get("prompt_hash", "")) for _, d in got.values()
@@ -169,6 +187,12 @@ def merge_run(plan: JobsPlan, run_dir: Path, api: HfApi | None = None) -> MergeR
                     out.write(line + "\n")
                     light.append(lighten(data))
                 shard.done = ok
+                total += len(keys)
+                errors += len(keys) - ok
+                following = plan.shards[index + 1] if index + 1 < len(plan.shards) else None
+                if following is None or following.model != shard.model:
+                    stats += summarize(light)  # shards of a model follow each other
+                    light = []
             out.flush()
             os.fsync(out.fileno())
         os.replace(tmp_name, folder.samples_file)
@@ -176,9 +200,8 @@ def merge_run(plan: JobsPlan, run_dir: Path, api: HfApi | None = None) -> MergeR
         Path(tmp_name).unlink(missing_ok=True)
         raise
     plan.save(folder.path)
-    stats = summarize(light)
+    stats = adjust_across_models(stats)  # Holm, as summarize does over several models
     expected = plan.expected
-    errors = sum(1 for s in light if s.outcome == "error")
     cancelled = any(s.state == "canceled" for s in plan.shards)
     info["finished_at"] = utc_now()
     info["status"] = "complete" if errors == 0 else ("cancelled" if cancelled else "interrupted")
@@ -187,14 +210,15 @@ def merge_run(plan: JobsPlan, run_dir: Path, api: HfApi | None = None) -> MergeR
         {
             "started_at": info.get("started_at"),
             "finished_at": info["finished_at"],
-            "samples": len(light),
+            "samples": total,
             "executor": "jobs",
         },
     ]
     folder.write_info(info)
-    summary = build_summary(info, folder, light, stats, expected, cancelled)
+    samples = _SamplesFile(folder.samples_file, total, lighten)
+    summary = build_summary(info, folder, samples, stats, expected, cancelled)  # type: ignore[arg-type]
     folder.write_summary(summary)
-    if light:
+    if total:
         try:
             from upskill_hub.evaluation.chart import write_lift_chart
 
