@@ -4,9 +4,10 @@
 their outputs), writes ``samples.jsonl`` in the local run's order (model, case, run, arm),
 then ``summary.json`` (the same statistics as a local run: each model's from a small record per
 sample of that model only, Holm-adjusted across models at the end; the counts streamed back
-from the merged file), ``lift.png``, and updates ``run.json``. A key no shard delivered (its Job failed, was cancelled or never ran) is an
-``error`` sample saying so, so statistics count it and ``eval --resume RUN`` re-runs it. The
-folder is then what ``results push`` publishes like any run.
+from the merged file), ``lift.png``, and updates ``run.json``. A key no shard delivered (its
+Job failed, was cancelled or never ran) is an ``error`` sample saying so, so statistics count it
+and ``eval --resume RUN`` re-runs it. The folder is then what ``results push`` publishes like
+any run.
 """
 
 from __future__ import annotations
