@@ -232,6 +232,35 @@ def eval_command(
         help="Trigger eval: share of queries in the train set (e.g. 0.6); the rest is the "
         "validation set, fixed by --seed.",
     ),
+    executor: str = typer.Option(
+        "local", "--executor", help="Where requests run: local, or jobs (Hugging Face Jobs)."
+    ),
+    flavor: str = typer.Option("cpu-basic", "--flavor", help="With --executor jobs: hardware."),
+    artifact_repo: str = typer.Option(
+        None,
+        "--artifact-repo",
+        help="With --executor jobs: dataset for shards [you/upskill-hub-runs].",
+    ),
+    max_parallel: int = typer.Option(
+        10, "--max-parallel", help="With --executor jobs: Jobs at once."
+    ),
+    job_timeout: str = typer.Option("2h", "--job-timeout", help="With --executor jobs: per Job."),
+    shard_size: int = typer.Option(
+        2000, "--shard-size", help="With --executor jobs: samples per Job."
+    ),
+    install: str = typer.Option(
+        "pypi", "--install", help="With --executor jobs: pypi, wheel (this checkout) or none."
+    ),
+    job_image: str = typer.Option(
+        None, "--job-image", help="With --executor jobs: Docker image [python:3.12; vLLM's]."
+    ),
+    no_wait: bool = typer.Option(False, "--no-wait", help="With --executor jobs: submit and exit."),
+    yes: bool = typer.Option(
+        False, "--yes", "-y", help="With --executor jobs: submit without asking."
+    ),
+    schedule: str = typer.Option(
+        None, "--schedule", help="With --executor jobs: re-run on a schedule (@weekly, cron)."
+    ),
 ) -> None:
     """Evaluate a skill: pass rate with it in the prompt minus without, per model, with 95% CIs."""
     from upskill_hub.evaluation.config import check_base_url
@@ -242,6 +271,15 @@ def eval_command(
         raise UsageError(f"--resume {resume}: not a run folder (no run.json)")
     if tests is not None and not tests.is_file():
         raise UsageError(f"--tests {tests}: no such file")
+    if executor not in ("local", "jobs"):
+        raise UsageError(f"--executor {executor!r}: local or jobs")
+    if resume is not None and (resume / "jobs.json").is_file():  # a run on Jobs
+        from upskill_hub.cli.jobs_commands import resume_on_jobs
+
+        resume_on_jobs(
+            resume, yes=yes, wait=not no_wait, output_format=output_format, concurrency=concurrency
+        )
+        return
     from upskill_hub.cli.agent_options import agent_settings
     from upskill_hub.evaluation.resume import RunOverrides, run_settings
     from upskill_hub.skill.testcases import read_suite
@@ -257,6 +295,7 @@ def eval_command(
                 "--no-baseline": no_baseline,
                 "--judge-model": judge_model is not None,
                 "--update-skill-card": update_skill_card,
+                "--executor jobs": executor == "jobs",
             }
         )
     loaded, repo_id, revision = _load(skill, skill_name)
@@ -311,6 +350,55 @@ def eval_command(
         tests=read_suite(tests).cases if tests is not None else None,
         skill_path=loaded.path,
     )
+    if executor == "jobs":
+        from upskill_hub.cli.jobs_commands import jobs_eval
+
+        if resume is not None:
+            raise UsageError(f"--resume {resume}: a local run; resume it without --executor jobs")
+        if no_wait and push is not None and not schedule:
+            raise UsageError(
+                "--push-results waits for the run: drop --no-wait, or run `results push RUN "
+                "--repo NS/NAME` after `jobs collect RUN`"
+            )
+
+        jobs_eval(
+            loaded,
+            cases,
+            config,
+            spec=skill,
+            repo_id=repo_id,
+            revision=revision,
+            output_root=output,
+            flags={
+                "flavor": flavor,
+                "artifact_repo": artifact_repo,
+                "max_parallel": max_parallel,
+                "timeout": job_timeout,
+                "shard_samples": shard_size,
+                "install": install,
+                "image": job_image,
+            },
+            yes=yes,
+            wait=not no_wait,
+            schedule=schedule,
+            output_format=output_format,
+            push=push,
+            push_repo=push_repo,
+        )
+        return
+    jobs_only = (
+        ("--schedule", schedule),
+        ("--no-wait", no_wait),
+        ("--artifact-repo", artifact_repo),
+        ("--job-image", job_image),
+    )
+    used = [flag for flag, value in jobs_only if value]
+    if used:
+        raise UsageError(f"{', '.join(used)} apply only with --executor jobs")
+    if any(m.lower().startswith("vllm:") for m in config.models):
+        from upskill_hub.jobs.vllm import local_vllm
+
+        config = local_vllm(config)
     result = _run(
         loaded,
         cases,

@@ -36,7 +36,8 @@ def register(app: typer.Typer) -> None:
         """Serve the Hub API locally; prints the URL as the first line, then serves until Ctrl-C.
 
         Point clients at it with HF_ENDPOINT=<url> and HF_HUB_DISABLE_XET=1. This is a local
-        stand-in for offline work, CI and tests, NOT a replacement for the Hugging Face Hub.
+        stand-in for offline work, CI and tests, NOT a replacement for the Hugging Face Hub; its
+        Jobs API runs each Job's command as a local subprocess (no container).
         """
         from upskill_hub.hub_server import serve
 

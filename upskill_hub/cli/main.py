@@ -26,6 +26,7 @@ COMMAND_MODULES = (
     "generate_commands",
     "space_commands",
     "signing_commands",
+    "jobs_commands",
 )
 
 app = typer.Typer(

@@ -102,18 +102,23 @@ class RunSkill:
 
 @dataclass
 class RunSession:
-    """One run or resume session: when it ran and how many samples it added."""
+    """One run or resume session: when it ran and how many samples it added (``executor``:
+    ``jobs`` for a merge of Hugging Face Jobs shards; absent for a local session)."""
 
     started_at: str
     finished_at: str | None = None
     samples: int = 0
+    executor: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        return {
+        data: dict[str, Any] = {
             "started_at": self.started_at,
             "finished_at": self.finished_at,
             "samples": self.samples,
         }
+        if self.executor is not None:
+            data["executor"] = self.executor
+        return data
 
     @classmethod
     def from_dict(cls, data: Any) -> RunSession:
@@ -122,6 +127,7 @@ class RunSession:
             started_at=str(data.get("started_at") or ""),
             finished_at=_opt_str(data.get("finished_at")),
             samples=int(data.get("samples") or 0),
+            executor=_opt_str(data.get("executor")),
         )
 
 

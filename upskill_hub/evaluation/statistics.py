@@ -651,3 +651,9 @@ def summarize(samples: Iterable[Sample]) -> list[ModelStats]:
     for sample in samples:
         by_model.setdefault(sample.model, []).append(sample)
     return _holm([_model_stats(model, group) for model, group in by_model.items()])
+
+
+def adjust_across_models(models: list[ModelStats]) -> list[ModelStats]:
+    """Holm-adjust the verdicts of models summarized one at a time (``summarize`` of each
+    model's samples), exactly as :func:`summarize` does over all of them at once."""
+    return _holm(models)

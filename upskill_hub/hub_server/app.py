@@ -22,6 +22,8 @@ from upskill_hub.hub_server.call import Call, Handler, error_response
 from upskill_hub.hub_server.storage import REPO_TYPES, HubStore, RepoRef, RepoType
 
 _TYPE_BY_PLURAL: dict[str, RepoType] = {f"{t}s": t for t in REPO_TYPES}
+#: Who owns the Jobs of the local user (the offline stand-in's Jobs API: see jobs_runner).
+_JOBS_OWNER = {"id": "local-user-id", "name": "local-user", "type": "user"}
 
 
 #: The largest request body read (an NDJSON commit carries regular files base64-encoded).
@@ -76,9 +78,11 @@ def create_app(data_dir: Path, token: str | None = None) -> Starlette:
     its body is read: no token, a browser form's content type (``text/plain``, form data: what
     any web page may post cross-site), or a body over :data:`MAX_BODY_BYTES`.
     """
-    from upskill_hub.hub_server import file_api, repo_api
+    from upskill_hub.hub_server import file_api, jobs_api, repo_api
+    from upskill_hub.hub_server.jobs_runner import JobsEngine
 
     store = HubStore(Path(data_dir))
+    jobs_engine = JobsEngine(Path(data_dir) / "jobs", owner=_JOBS_OWNER)
     uploads = file_api.UploadGrants()
 
     def is_authorized(header: str) -> tuple[bool, bool]:
@@ -149,6 +153,9 @@ def create_app(data_dir: Path, token: str | None = None) -> Starlette:
             return _only(method, "POST", repo_api.create_repo), None, []
         if segs == ["repos", "delete"]:
             return _only(method, "DELETE", repo_api.delete_repo), None, []
+        if segs[:1] in (["jobs"], ["scheduled-jobs"]) and len(segs) > 1:
+            jobs_handler, jobs_rest = jobs_api.route(method, segs)
+            return jobs_handler, None, jobs_rest
         if not segs or segs[0] not in _TYPE_BY_PLURAL:
             raise HubApiError(404, f"Not found: /api/{'/'.join(segs)}")
         repo_type = _TYPE_BY_PLURAL[segs[0]]
@@ -202,4 +209,5 @@ def create_app(data_dir: Path, token: str | None = None) -> Starlette:
     )
     app.state.store = store
     app.state.upload_grants = uploads
+    app.state.jobs = jobs_engine
     return app

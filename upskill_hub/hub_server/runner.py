@@ -8,9 +8,12 @@ import socket
 import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from email.utils import formatdate
 from pathlib import Path
 
 import uvicorn
+from starlette.applications import Starlette
+from starlette.types import Message, Receive, Scope, Send
 
 from upskill_hub.errors import UpskillHubError, UsageError
 from upskill_hub.hub_server.app import create_app
@@ -77,12 +80,44 @@ def _url(host: str, port: int) -> str:
     return f"http://{shown}:{port}"
 
 
+def _stop_jobs(server: uvicorn.Server) -> None:
+    jobs = getattr(getattr(server.config.app, "state", None), "jobs", None)
+    if jobs is not None:
+        jobs.close()
+
+
 def _make_server(
     data_dir: Path, token: str | None, on_started: Callable[[], None] | None
 ) -> _Server:
-    app = create_app(data_dir, token=token)
-    config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="off")
+    app = _FreshDate(create_app(data_dir, token=token))
+    config = uvicorn.Config(
+        app, log_level="warning", access_log=False, lifespan="off", date_header=False
+    )
     return _Server(config, on_started)
+
+
+class _FreshDate:
+    """The app, with a ``Date`` header of the moment each response starts. uvicorn's own is
+    refreshed by its event loop and can lag a second behind under load, and
+    ``fetch_job_logs`` ends its replay at the first log event later than Date + 1 s."""
+
+    def __init__(self, app: Starlette) -> None:
+        self.app = app
+        self.state = app.state
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+
+        async def send_dated(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                headers = [(k, v) for k, v in message.get("headers", []) if k.lower() != b"date"]
+                headers.append((b"date", formatdate(usegmt=True).encode()))
+                message = {**message, "headers": headers}
+            await send(message)
+
+        await self.app(scope, receive, send_dated)
 
 
 def serve(
@@ -106,6 +141,7 @@ def serve(
         server.run(sockets=[sock])
     finally:
         sock.close()
+        _stop_jobs(server)  # running Jobs end with their server
     if not server.started:
         raise UpskillHubError(f"the hub server on {url} failed to start")
 
@@ -144,3 +180,4 @@ def running_server(
         server.should_exit = True
         thread.join(timeout=30)
         sock.close()
+        _stop_jobs(server)  # running Jobs end with their server

@@ -1,0 +1,49 @@
+"""Run eval grids on Hugging Face Jobs: plan and cost, one Job per shard, merge back.
+
+``plan`` (the grid cut into shards), ``cost`` (flavor price x estimated minutes), ``keys``
+(which secrets a shard needs), ``submit`` (the artifact repo and ``run_job``), ``shard`` (what
+runs inside a Job: the ordinary runner), ``drive`` (wait, progress, cancel, resume), ``merge``
+(an ordinary run folder), ``schedule`` (scheduled re-evaluation), ``vllm`` (open models served
+in the Job). huggingface_hub is imported only inside functions.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from upskill_hub._lazy import lazy_exports
+
+if TYPE_CHECKING:
+    from upskill_hub.jobs.cost import CostEstimate, estimate_cost
+    from upskill_hub.jobs.drive import cancel_run, wait_run
+    from upskill_hub.jobs.merge import merge_run
+    from upskill_hub.jobs.plan import JobsPlan, Shard, read_plan
+    from upskill_hub.jobs.submit import JobsOptions, plan_run, publish_run
+
+_EXPORTS = {
+    "CostEstimate": "upskill_hub.jobs.cost",
+    "JobsOptions": "upskill_hub.jobs.submit",
+    "JobsPlan": "upskill_hub.jobs.plan",
+    "Shard": "upskill_hub.jobs.plan",
+    "cancel_run": "upskill_hub.jobs.drive",
+    "estimate_cost": "upskill_hub.jobs.cost",
+    "merge_run": "upskill_hub.jobs.merge",
+    "plan_run": "upskill_hub.jobs.submit",
+    "publish_run": "upskill_hub.jobs.submit",
+    "read_plan": "upskill_hub.jobs.plan",
+    "wait_run": "upskill_hub.jobs.drive",
+}
+__all__ = [
+    "CostEstimate",
+    "JobsOptions",
+    "JobsPlan",
+    "Shard",
+    "cancel_run",
+    "estimate_cost",
+    "merge_run",
+    "plan_run",
+    "publish_run",
+    "read_plan",
+    "wait_run",
+]
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

@@ -1,0 +1,80 @@
+"""Serve an open model with vLLM's OpenAI-compatible server (inside a GPU Job, or locally).
+
+``--model vllm:ORG/MODEL`` evaluates ORG/MODEL served by ``vllm serve`` on 127.0.0.1: the
+shard Job starts it on its GPU before the runner's first request; without ``--executor jobs``
+the same happens on this machine when vLLM is installed, else one error line says so.
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import time
+from typing import TYPE_CHECKING
+
+from upskill_hub.errors import ProviderError, UsageError
+
+if TYPE_CHECKING:
+    from upskill_hub.evaluation.config import EvalConfig
+
+__all__ = ["VLLM_PORT", "check_installed", "local_vllm", "start_vllm", "vllm_command"]
+
+VLLM_PORT = 8000
+#: Seconds to wait for the server to load the model (downloads included).
+READY_TIMEOUT_S = 1800.0
+
+
+def vllm_command(model: str, port: int = VLLM_PORT) -> list[str]:
+    """The command that serves ``model`` (ORG/MODEL) with vLLM on 127.0.0.1:``port``."""
+    return ["vllm", "serve", model, "--host", "127.0.0.1", "--port", str(port)]
+
+
+def check_installed(spec: str) -> str:
+    """The ``vllm`` executable, or a one-line error naming ``spec`` and what to do."""
+    found = shutil.which("vllm")
+    if found is None:
+        raise UsageError(
+            f"--model {spec}: vLLM is not installed here (pip install vllm, on a machine with a "
+            "GPU), or run it on Hugging Face Jobs: --executor jobs --flavor l4x1"
+        )
+    return found
+
+
+def start_vllm(
+    model: str, port: int = VLLM_PORT, timeout_s: float = READY_TIMEOUT_S
+) -> tuple[subprocess.Popen[bytes], str]:
+    """Start vLLM for ``model``; return the process and its base URL once it answers."""
+    import httpx
+
+    check_installed(f"vllm:{model}")
+    process = subprocess.Popen(vllm_command(model, port))
+    base_url = f"http://127.0.0.1:{port}/v1"
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise ProviderError(f"vllm:{model}: vLLM exited with code {process.returncode}")
+        try:
+            if httpx.get(f"{base_url}/models", timeout=5).status_code == 200:
+                return process, base_url
+        except httpx.HTTPError:
+            pass
+        time.sleep(2)
+    process.terminate()
+    raise ProviderError(f"vllm:{model}: vLLM did not answer within {timeout_s:.0f}s")
+
+
+def local_vllm(config: EvalConfig) -> EvalConfig:
+    """``config`` with its one ``vllm:ORG/MODEL`` served by a local vLLM (stopped at exit);
+    a one-line error when vLLM is not installed or other models come along."""
+    import atexit
+    from dataclasses import replace
+
+    specs = [m for m in config.models if m.lower().startswith("vllm:")]
+    check_installed(specs[0])
+    if len(config.models) != 1:
+        raise UsageError(
+            "--model vllm:...: evaluate one vLLM model at a time here (or use --executor jobs)"
+        )
+    process, base_url = start_vllm(specs[0].split(":", 1)[1])
+    atexit.register(process.terminate)
+    return replace(config, models=[specs[0].split(":", 1)[1]], base_url=base_url)
