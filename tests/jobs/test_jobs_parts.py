@@ -31,8 +31,9 @@ def test_cost_is_price_per_hour_times_estimated_minutes() -> None:
     assert "estimated cost: $1.08" in est.lines()
     listed = flavor_prices([("cpu-basic", 0.000167)])
     assert listed["cpu-basic"] == pytest.approx(0.01002) and listed["h200"] == 5.0
-    with pytest.raises(UsageError, match="--flavor 'h100'"):
+    with pytest.raises(UsageError, match=r"^flavor 'h100': unknown flavor") as refused:
         estimate_cost([1], "h100", max_parallel=1, concurrency=1)
+    assert refused.value.param == "flavor"
 
 
 def test_shards_cover_the_grid_once() -> None:

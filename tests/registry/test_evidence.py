@@ -25,6 +25,7 @@ from tests.registry.published_skill import (
     THREE_FAIL,
     SkillRepo,
 )
+from upskill_hub.evaluation.records import RunInfo
 from upskill_hub.publish.results_dataset import push_results
 
 RunCli = Callable[..., CliResult]
@@ -112,7 +113,7 @@ def test_a_card_from_before_the_metadata_is_still_read(
     v1 = skill_repo.push()
     folder = skill_repo.run_folder(v1, THREE_FAIL)
     pushed = push_results(folder, skill_repo.dataset)  # dataset only, card untouched
-    info = json.loads((folder / "run.json").read_text())
+    info = RunInfo.from_dict(json.loads((folder / "run.json").read_text()))
     summary = load_rows(skill_repo.dataset, pushed.split)
     markdown = results_markdown(
         summary, info, dataset_repo=skill_repo.dataset, dataset_url=pushed.url, split=pushed.split

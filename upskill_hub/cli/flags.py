@@ -18,6 +18,7 @@ FLAGS: dict[str, str] = {
     "parent": "--dir",
     "global_": "--global",
     "agents": "--agent",
+    "shard_samples": "--shard-size",
 }
 
 

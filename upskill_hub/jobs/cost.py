@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from upskill_hub.errors import UsageError
+from upskill_hub.errors import Param, UsageError
 
 __all__ = ["FLAVORS", "CostEstimate", "Flavor", "estimate_cost", "flavor_prices"]
 
@@ -99,9 +99,9 @@ def estimate_cost(
     table = prices if prices is not None else flavor_prices()
     if flavor not in table:
         known = ", ".join(sorted(table))
-        raise UsageError(f"--flavor {flavor!r}: unknown flavor (one of {known})")
+        raise UsageError(Param("flavor"), f" {flavor!r}: unknown flavor (one of {known})")
     if max_parallel < 1:
-        raise UsageError(f"--max-parallel must be at least 1 (got {max_parallel})")
+        raise UsageError(Param("max_parallel"), f" must be at least 1 (got {max_parallel})")
     per_hour = table[flavor]
     minutes = [
         startup_minutes + size * seconds_per_sample / max(1, concurrency) / 60

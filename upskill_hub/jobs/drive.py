@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from upskill_hub.errors import HubError, UsageError
+from upskill_hub.errors import HubError, Param, UsageError
 from upskill_hub.jobs import artifacts
 from upskill_hub.jobs.plan import JobsPlan
 from upskill_hub.jobs.submit import submit_shard
@@ -189,8 +189,9 @@ def mark_for_resume(plan: JobsPlan, run_dir: Path) -> int:
     """Make every shard with missing or errored samples pending again; how many."""
     if any(s.state == "running" for s in plan.shards):
         raise UsageError(
-            f"--resume {run_dir}: shards are still running "
-            f"(`upskill-hub jobs collect {run_dir}` waits for them)"
+            Param("resume_from"),
+            f" {run_dir}: shards are still running "
+            f"(`upskill-hub jobs collect {run_dir}` waits for them)",
         )
     again = 0
     for shard in plan.shards:

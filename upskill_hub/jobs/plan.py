@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from upskill_hub.atomic_io import atomic_write_text
-from upskill_hub.errors import UsageError
+from upskill_hub.errors import Param, UsageError
 
 __all__ = ["PLAN_FILE", "JobsPlan", "Shard", "make_shards", "read_plan"]
 
@@ -64,7 +64,7 @@ def make_shards(
 ) -> list[Shard]:
     """Cut the grid into shards of about ``shard_samples`` samples (at least one case each)."""
     if shard_samples < 1:
-        raise UsageError(f"--shard-size must be at least 1 (got {shard_samples})")
+        raise UsageError(Param("shard_samples"), f" must be at least 1 (got {shard_samples})")
     per_case = runs * arms
     cases_per_shard = max(1, shard_samples // per_case)
     shards: list[Shard] = []

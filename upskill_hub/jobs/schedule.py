@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from upskill_hub import __version__
-from upskill_hub.errors import UsageError
+from upskill_hub.errors import Param, UsageError
 from upskill_hub.jobs.artifacts import hub_call
 from upskill_hub.jobs.keys import endpoint_env, plan_secrets, secret_names
 
@@ -65,7 +65,8 @@ def _check_schedule(text: str) -> str:
     if value in _SCHEDULES or len(value.split()) == 5:
         return value
     raise UsageError(
-        f"--schedule {text!r}: one of {', '.join(_SCHEDULES)} or a cron line ('0 9 * * 1')"
+        Param("schedule"),
+        f" {text!r}: one of {', '.join(_SCHEDULES)} or a cron line ('0 9 * * 1')",
     )
 
 
@@ -86,8 +87,9 @@ def create_schedule(
 
     if repo_id is None:
         raise UsageError(
-            f"--schedule: {skill} is a local folder; schedule a Hub skill (NS/NAME) so each "
-            "run evaluates its latest commit"
+            Param("schedule"),
+            f": {skill} is a local folder; schedule a Hub skill (NS/NAME) so each "
+            "run evaluates its latest commit",
         )
     when = _check_schedule(schedule)
     names = sorted(

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from upskill_hub import __version__
-from upskill_hub.errors import UsageError
+from upskill_hub.errors import Param, UsageError
 from upskill_hub.jobs import artifacts
 from upskill_hub.jobs.cost import CostEstimate, estimate_cost, flavor_prices, is_gpu
 from upskill_hub.jobs.keys import endpoint_env, secret_names
@@ -72,7 +72,9 @@ def _check_timeout(text: str) -> str:
     except ValueError:
         ok = False
     if not ok:
-        raise UsageError(f"--job-timeout {text!r}: give a duration such as 90m, 2h or 3600")
+        raise UsageError(
+            Param("job_timeout"), f" {text!r}: give a duration such as 90m, 2h or 3600"
+        )
     return value
 
 
@@ -94,16 +96,23 @@ def plan_run(
 
     config.validate()
     if options.install not in INSTALL_MODES:
-        raise UsageError(f"--install {options.install!r}: one of {', '.join(INSTALL_MODES)}")
+        raise UsageError(
+            Param("install"), f" {options.install!r}: one of {', '.join(INSTALL_MODES)}"
+        )
     if options.max_parallel < 1:
-        raise UsageError(f"--max-parallel must be at least 1 (got {options.max_parallel})")
+        raise UsageError(Param("max_parallel"), f" must be at least 1 (got {options.max_parallel})")
     timeout = _check_timeout(options.timeout)
     if options.flavor not in flavor_prices():
         known = ", ".join(sorted(flavor_prices()))
-        raise UsageError(f"--flavor {options.flavor!r}: unknown flavor (one of {known})")
+        raise UsageError(Param("flavor"), f" {options.flavor!r}: unknown flavor (one of {known})")
     vllm = [m for m in config.models if m.lower().startswith("vllm:")]
     if vllm and not is_gpu(options.flavor):
-        raise UsageError(f"--model {vllm[0]}: vLLM needs a GPU --flavor (e.g. l4x1, a100-large)")
+        raise UsageError(
+            Param("models"),
+            f" {vllm[0]}: vLLM needs a GPU ",
+            Param("flavor"),
+            " (e.g. l4x1, a100-large)",
+        )
     model_ids = {
         m: m.split(":", 1)[1] if _is_vllm(m) else canonical_model_id(m, config.base_url)
         for m in config.models
@@ -112,7 +121,7 @@ def plan_run(
     namespace = artifacts.hub_call("who am I (Hugging Face token)", lambda: api.whoami()["name"])
     repo = options.artifact_repo or f"{namespace}/{artifacts.DEFAULT_REPO_NAME}"
     if repo.count("/") != 1 or not all(repo.split("/")):
-        raise UsageError(f"--artifact-repo {repo!r}: give a dataset id NS/NAME")
+        raise UsageError(Param("artifact_repo"), f" {repo!r}: give a dataset id NS/NAME")
     folder = RunFolder(create_run_dir(output_root, skill.name))
     info = new_run_info(
         folder,

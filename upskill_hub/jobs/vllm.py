@@ -12,7 +12,7 @@ import subprocess
 import time
 from typing import TYPE_CHECKING
 
-from upskill_hub.errors import ProviderError, UsageError
+from upskill_hub.errors import Param, ProviderError, UsageError
 
 if TYPE_CHECKING:
     from upskill_hub.evaluation.config import EvalConfig
@@ -34,8 +34,13 @@ def check_installed(spec: str) -> str:
     found = shutil.which("vllm")
     if found is None:
         raise UsageError(
-            f"--model {spec}: vLLM is not installed here (pip install vllm, on a machine with a "
-            "GPU), or run it on Hugging Face Jobs: --executor jobs --flavor l4x1"
+            Param("models"),
+            f" {spec}: vLLM is not installed here (pip install vllm, on a machine with a GPU), "
+            "or run it on Hugging Face Jobs: ",
+            Param("executor"),
+            " jobs ",
+            Param("flavor"),
+            " l4x1",
         )
     return found
 
@@ -73,7 +78,10 @@ def local_vllm(config: EvalConfig) -> EvalConfig:
     check_installed(specs[0])
     if len(config.models) != 1:
         raise UsageError(
-            "--model vllm:...: evaluate one vLLM model at a time here (or use --executor jobs)"
+            Param("models"),
+            " vllm:...: evaluate one vLLM model at a time here (or use ",
+            Param("executor"),
+            " jobs)",
         )
     process, base_url = start_vllm(specs[0].split(":", 1)[1])
     atexit.register(process.terminate)
