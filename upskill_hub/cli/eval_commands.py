@@ -360,7 +360,7 @@ def eval_command(
         import json
 
         resume_cmd = json.loads(info).get("resume", "")
-        saved = sum(1 for s in result.samples if s.outcome != "error")
+        saved = sum(1 for s in result.records if s.outcome != "error")
         raise EvalCancelled(
             f"cancelled: {saved} of {result.expected} samples saved in {result.run_dir}; "
             f"resume with: {resume_cmd}"

@@ -14,9 +14,11 @@ Layout (``FORMAT_VERSION`` 1)::
                       again), resume (the command to finish this one). Never an API key.
       tests.json      the exact cases used, canonical test-file form ({"metadata", "tests"}),
                       readable by ``upskill_hub.skill.testcases.read_suite``.
-      samples.jsonl   one ``Sample.to_dict()`` per line, appended (flush + fsync) as each sample
-                      finishes. At most one line per key (model, case_id, run, arm) once a run
-                      or resume session ends; a truncated last line (after a kill) is ignored.
+      samples.jsonl   one ``Sample.to_dict()`` per line, appended as samples finish (one write
+                      and one fsync per group of lines, on disk before a sample is reported
+                      done). At most one line per key (model, case_id, run, arm) once a run
+                      or resume session ends; a truncated last line (after a kill) is ignored,
+                      and dropped by the next resume.
       summary.json    written atomically at the end of each session
                       (``records.RunSummary``): {"format", "run_id",
                       "skill", "revision", "run_dir", "complete", "cancelled", "samples",
@@ -28,7 +30,7 @@ Layout (``FORMAT_VERSION`` 1)::
 
 All times are UTC ISO 8601 (``2026-11-22T01:30:45Z``). Every file but samples.jsonl is written
 atomically (temp file + rename); samples.jsonl is append-only between resume compactions, which
-rewrite it atomically.
+rewrite it atomically, and only when a line must go (``sample_stream.resume_records``).
 """
 
 from __future__ import annotations
@@ -114,12 +116,11 @@ def parse_samples(text: str, source: str = SAMPLES_FILE) -> list[Sample]:
 
 
 def read_samples(path: Path) -> list[Sample]:
-    """The samples of a samples.jsonl file in file order ([] when it does not exist)."""
-    try:
-        text = Path(path).read_text(encoding="utf-8", errors="replace")
-    except FileNotFoundError:
-        return []
-    return parse_samples(text, str(path))
+    """The samples of a samples.jsonl file in file order ([] when it does not exist), read line
+    by line (``sample_stream.iter_samples`` streams them without the list)."""
+    from upskill_hub.evaluation.sample_stream import iter_samples
+
+    return list(iter_samples(Path(path)))
 
 
 def latest_by_key(samples: list[Sample]) -> dict[SampleKey, Sample]:
