@@ -171,6 +171,10 @@ def test_compact_records_give_the_same_statistics(skill: Skill, tmp_path: Path) 
     ]
     info = RunFolder(result.run_dir).read_info()
     ours, theirs = benchmark(info, result.records), benchmark(info, full)
+    # benchmark.json is written run by run; its text is that of the whole document at once
+    written = (result.run_dir / "benchmark.json").read_text(encoding="utf-8")
+    ours["metadata"]["timestamp"] = json.loads(written)["metadata"]["timestamp"]
+    assert written == json.dumps(ours, indent=2, ensure_ascii=False) + "\n"
     ours["metadata"].pop("timestamp"), theirs["metadata"].pop("timestamp")
     assert ours == theirs
     assert agent_usage(result.records) == agent_usage(full)

@@ -47,7 +47,7 @@ def compact(sample: Sample) -> Sample:
         sample,
         model=sys.intern(sample.model),
         case_id=sys.intern(sample.case_id),
-        arm=sample.arm,
+        arm="with_skill" if sample.arm == "with_skill" else "baseline",
         prompt_hash=sys.intern(sample.prompt_hash),
         output="",
         assertions=[_verdict(a) for a in sample.assertions],
@@ -107,12 +107,13 @@ def resume_records(path: Path, wanted: set[SampleKey]) -> ResumeScan:
         sample = _parse(raw, path, number)
         if sample is None:
             continue
-        key = sample.key
+        record = compact(sample)
+        key = record.key  # built from the record's shared strings, not the line's
         kept_line.pop(key, None)  # the last line of a key wins
         done.pop(key, None)
-        if key in wanted and sample.outcome != "error":
+        if key in wanted and record.outcome != "error":
             kept_line[key] = number
-            done[key] = compact(sample)
+            done[key] = record
     complete = _ends_with_newline(path)
     if len(kept_line) == lines and complete:
         return ResumeScan(done)

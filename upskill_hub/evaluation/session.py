@@ -106,7 +106,7 @@ class Session:
         self.tasks: list[asyncio.Task[None]] = []
         self.done = done = work.done
         self.total = work.total
-        self.resumed = len(done)
+        self.resumed = self.reported = len(done)
         self.log = log
         self.on_sample = hooks.on_sample
         self.cancel = hooks.cancel
@@ -180,7 +180,9 @@ class Session:
                     return
                 sample = await self._sample(key, queue)
                 if sample is not None:  # None: it waits in the queue for its retry
-                    self._record(sample)
+                    line = self._record(sample)
+                    await self.log.durable(line)  # on disk before it is reported done
+                    self._report(sample)
         except Exception:
             self.halted = True  # e.g. on_sample raised: the other workers stop at once
             for task in self.tasks:
@@ -188,18 +190,24 @@ class Session:
                     task.cancel()
             raise
 
-    def _record(self, sample: Sample) -> None:
-        """Queue the sample for disk and count it; synchronous, so never half-done. Only its
-        compact record stays in memory."""
-        self.log.append(sample)
+    def _record(self, sample: Sample) -> int:
+        """Queue the sample for disk and count it; synchronous, so never half-done (a worker
+        cancelled later still leaves it in samples.jsonl and the summary). Only its compact
+        record stays in memory. Returns its line number in the log."""
+        line = self.log.append(sample)
         self.done[sample.key] = compact(sample)
+        return line
+
+    def _report(self, sample: Sample) -> None:
+        """Count a sample that is on disk and tell the caller (``on_sample``)."""
+        self.reported += 1
         self.counts[sample.outcome] += 1
         if self.on_sample is not None:
             self.on_sample(sample, self.progress())
 
     def progress(self) -> Progress:
         return Progress(
-            done=len(self.done),
+            done=self.reported,
             total=self.total,
             passed=self.counts["pass"],
             failed=self.counts["fail"],
