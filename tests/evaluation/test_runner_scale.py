@@ -43,7 +43,7 @@ def _stamp(path: Path) -> tuple[int, int, bytes]:
 
 def test_a_rate_limited_model_does_not_stall_the_others(skill: Skill, tmp_path: Path) -> None:
     with openai_server(RESPONDER) as a, openai_server(RESPONDER) as b:
-        a.inject("429", retry_after=1)
+        a.inject("429", retry_after=2)
         providers = {
             "fake-model": resolve_model("fake-model", base_url=a.base_url, api_key="x"),
             "other-model": resolve_model("other-model", base_url=b.base_url, api_key="x"),
@@ -58,7 +58,7 @@ def test_a_rate_limited_model_does_not_stall_the_others(skill: Skill, tmp_path: 
     # B sent all four of its requests while A waited out its Retry-After (one worker each)
     retry_at = a_requests[1].received_at
     assert max(r.received_at for r in b_requests) < retry_at
-    assert retry_at - a_requests[0].received_at >= 1.0
+    assert retry_at - a_requests[0].received_at >= 2.0
     assert result.errors == 0 and result.missing == 0
     first = next(s for s in result.samples if s.model == "fake-model" and s.case_id == "case-0")
     assert first.attempts == 2 and first.outcome == "pass"
@@ -71,8 +71,8 @@ def test_a_request_waiting_for_its_retry_frees_its_worker(skill: Skill, tmp_path
             base_url=srv.base_url,
             concurrency=1,
             no_baseline=True,
-            backoff_base_s=1.0,
-            backoff_max_s=1.0,
+            backoff_base_s=2.0,
+            backoff_max_s=2.0,
         )
         result = evaluate(skill, cases(3), config, output_root=tmp_path, write_chart=False)
         asked = [(r.fault, last_user_message(r.json or {})) for r in srv.requests]

@@ -158,7 +158,9 @@ def eval_command(
     tests: Path = typer.Option(
         None, "--tests", "-t", help="Test file instead of the skill's skill_meta.json."
     ),
-    concurrency: int = typer.Option(4, "--concurrency", "-j", help="Requests in flight at most."),
+    concurrency: int = typer.Option(
+        4, "--concurrency", "-j", help="Requests in flight at most, per model."
+    ),
     base_url: str = typer.Option(
         None, "--base-url", help=f"OpenAI/Anthropic-compatible API URL (key from ${API_KEY_ENV})."
     ),

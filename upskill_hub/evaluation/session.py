@@ -180,7 +180,7 @@ class Session:
                     return
                 sample = await self._sample(key, queue)
                 if sample is not None:  # None: it waits in the queue for its retry
-                    line = self._record(sample)
+                    line = self._record(key, sample)
                     await self.log.durable(line)  # on disk before it is reported done
                     self._report(sample)
         except Exception:
@@ -190,12 +190,12 @@ class Session:
                     task.cancel()
             raise
 
-    def _record(self, sample: Sample) -> int:
+    def _record(self, key: SampleKey, sample: Sample) -> int:
         """Queue the sample for disk and count it; synchronous, so never half-done (a worker
         cancelled later still leaves it in samples.jsonl and the summary). Only its compact
         record stays in memory. Returns its line number in the log."""
         line = self.log.append(sample)
-        self.done[sample.key] = compact(sample)
+        self.done[key] = compact(sample)  # the scheduled key: no new tuple per sample
         return line
 
     def _report(self, sample: Sample) -> None:
