@@ -18,11 +18,13 @@ from tests.support.llm_servers import last_user_message, openai_server, skill_aw
 from upskill_hub.evaluation.agent.usage import agent_usage
 from upskill_hub.evaluation.benchmark import benchmark
 from upskill_hub.evaluation.providers.resolve import resolve_model
+from upskill_hub.evaluation.results import Progress
 from upskill_hub.evaluation.resume import config_from_run
 from upskill_hub.evaluation.run_dir import RunFolder, read_samples
 from upskill_hub.evaluation.runner import evaluate
 from upskill_hub.evaluation.sample_stream import resume_records
 from upskill_hub.evaluation.statistics import summarize
+from upskill_hub.evaluation.types import Sample
 from upskill_hub.skill import Skill, load_skill
 
 FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "run_folder_0_1"
@@ -183,3 +185,17 @@ def test_compact_records_give_the_same_statistics(skill: Skill, tmp_path: Path) 
     assert [s.to_dict() for s in result.samples] == [s.to_dict() for s in full]
     assert sorted(s.key for s in result.iter_samples()) == sorted(order)
     assert any(s.output for s in result.samples)
+
+
+def test_a_sample_is_on_disk_before_it_is_reported(skill: Skill, tmp_path: Path) -> None:
+    seen: list[bool] = []
+    run_dir = tmp_path / "run"
+
+    def on_sample(sample: Sample, progress: Progress) -> None:
+        on_disk = {s.key for s in read_samples(run_dir / "samples.jsonl")}
+        seen.append(sample.key in on_disk and len(on_disk) >= progress.done)
+
+    with openai_server(RESPONDER) as srv:
+        config = fast(base_url=srv.base_url, runs=3, concurrency=4)
+        evaluate(skill, cases(4), config, run_dir=run_dir, on_sample=on_sample, write_chart=False)
+    assert len(seen) == 24 and all(seen)
