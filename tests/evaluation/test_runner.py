@@ -297,7 +297,14 @@ def test_failing_samples_are_errors_excluded_from_rates(skill: Skill, tmp_path: 
             "fake-model": resolve_model("fake-model", base_url=good.base_url),
             "other-model": resolve_model("other-model", base_url=bad.base_url, api_key=SENTINEL),
         }
-        config = fast(models=["fake-model", "other-model"], retries=1, concurrency=1)
+        # no backoff: a failed request's retry is due at once, so it goes before the next key
+        config = fast(
+            models=["fake-model", "other-model"],
+            retries=1,
+            concurrency=1,
+            backoff_base_s=0.0,
+            backoff_max_s=0.0,
+        )
         result = evaluate(
             skill, cases(12), config, output_root=tmp_path, providers=providers, write_chart=False
         )

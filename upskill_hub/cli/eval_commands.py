@@ -158,7 +158,9 @@ def eval_command(
     tests: Path = typer.Option(
         None, "--tests", "-t", help="Test file instead of the skill's skill_meta.json."
     ),
-    concurrency: int = typer.Option(4, "--concurrency", "-j", help="Requests in flight at most."),
+    concurrency: int = typer.Option(
+        4, "--concurrency", "-j", help="Requests in flight at most, per model."
+    ),
     base_url: str = typer.Option(
         None, "--base-url", help=f"OpenAI/Anthropic-compatible API URL (key from ${API_KEY_ENV})."
     ),
@@ -448,7 +450,7 @@ def eval_command(
         import json
 
         resume_cmd = json.loads(info).get("resume", "")
-        saved = sum(1 for s in result.samples if s.outcome != "error")
+        saved = sum(1 for s in result.records if s.outcome != "error")
         raise EvalCancelled(
             f"cancelled: {saved} of {result.expected} samples saved in {result.run_dir}; "
             f"resume with: {resume_cmd}"

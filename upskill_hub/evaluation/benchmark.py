@@ -26,11 +26,11 @@ from __future__ import annotations
 
 import json
 import statistics
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-from upskill_hub.atomic_io import atomic_write_text
+from upskill_hub.atomic_io import atomic_write_chunks
 from upskill_hub.evaluation.records import RunInfo
 from upskill_hub.evaluation.run_dir import utc_now
 from upskill_hub.evaluation.types import Sample
@@ -74,13 +74,14 @@ def _signed(value: float, digits: int) -> str:
     return f"{value:+.{digits}f}"
 
 
-def _summary(runs: list[dict[str, Any]]) -> dict[str, Any]:
+def _summary(values: dict[str, dict[str, list[float]]]) -> dict[str, Any]:
+    """Spreads per arm (``values[arm][metric]``: the non-error runs' figures) and the delta."""
     out: dict[str, Any] = {}
     counts = {}
     for arm in ("with_skill", "without_skill"):
-        results = [r["result"] for r in runs if r["configuration"] == arm and not r["errors"]]
-        counts[arm] = len(results)
-        out[arm] = {m: _spread([float(r[m]) for r in results]) for m in _METRICS}
+        metrics = values.get(arm) or {}
+        counts[arm] = len(metrics.get("pass_rate") or [])
+        out[arm] = {m: _spread(metrics.get(m) or []) for m in _METRICS}
     if all(counts.values()):
         w, b = out["with_skill"], out["without_skill"]
         out["delta"] = {
@@ -91,24 +92,43 @@ def _summary(runs: list[dict[str, Any]]) -> dict[str, Any]:
     return out
 
 
-def benchmark(info: RunInfo, samples: Sequence[Sample]) -> dict[str, Any]:
-    """The content of benchmark.json for a run (``info`` is run.json)."""
-    models = list(info.models or dict.fromkeys(s.model for s in samples))
-    by_model: dict[str, list[dict[str, Any]]] = {m: [] for m in models}
-    for s in samples:
-        run = {
-            "eval_id": s.case_id,
-            "eval_name": s.case_id,
-            "model": s.model,
-            "configuration": _GUIDE_ARM.get(s.arm, s.arm),
-            "run_number": s.run,
-            "result": _run_result(s),
-            "errors": s.outcome == "error",
-        }
-        by_model.setdefault(s.model, []).append(run)
-    summaries = {m: _summary(runs) for m, runs in by_model.items()}
-    first = models[0] if models else None
+def _run(s: Sample) -> dict[str, Any]:
     return {
+        "eval_id": s.case_id,
+        "eval_name": s.case_id,
+        "model": s.model,
+        "configuration": _GUIDE_ARM.get(s.arm, s.arm),
+        "run_number": s.run,
+        "result": _run_result(s),
+    }
+
+
+def _models(info: RunInfo, samples: Sequence[Sample]) -> list[str]:
+    """run.json's models (or the samples' in order of first sample), then any other model."""
+    models = list(info.models or dict.fromkeys(s.model for s in samples))
+    seen = set(models)
+    for s in samples:
+        if s.model not in seen:
+            seen.add(s.model)
+            models.append(s.model)
+    return models
+
+
+def _head(info: RunInfo, samples: Sequence[Sample]) -> tuple[dict[str, Any], list[str]]:
+    """benchmark.json without its runs (``"runs": []``), and the models in the runs' order.
+    Holds a few floats per sample, never the runs themselves."""
+    models = _models(info, samples)
+    values: dict[str, dict[str, dict[str, list[float]]]] = {m: {} for m in models}
+    for s in samples:
+        if s.outcome == "error":
+            continue
+        result = _run_result(s)
+        arm = values[s.model].setdefault(_GUIDE_ARM.get(s.arm, s.arm), {})
+        for metric in _METRICS:
+            arm.setdefault(metric, []).append(float(result[metric]))
+    summaries = {m: _summary(values[m]) for m in models}
+    first = models[0] if models else None
+    head = {
         "metadata": {
             "skill_name": info.skill.name or None,
             "skill_path": info.skill.ref,
@@ -120,19 +140,43 @@ def benchmark(info: RunInfo, samples: Sequence[Sample]) -> dict[str, Any]:
             "run_id": info.run_id or None,
             "tool": info.tool or None,
         },
-        "runs": [
-            {k: v for k, v in run.items() if k != "errors"}
-            for runs in by_model.values()
-            for run in runs
-        ],
-        "run_summary": summaries.get(first, _summary([])) if first else _summary([]),
+        "runs": [],
+        "run_summary": summaries.get(first, _summary({})) if first else _summary({}),
         "models": summaries,
     }
+    return head, models
+
+
+def benchmark(info: RunInfo, samples: Sequence[Sample]) -> dict[str, Any]:
+    """The content of benchmark.json for a run (``info`` is run.json)."""
+    head, models = _head(info, samples)
+    head["runs"] = [_run(s) for m in models for s in samples if s.model == m]
+    return head
+
+
+def _chunks(info: RunInfo, samples: Sequence[Sample]) -> Iterator[bytes]:
+    """The text of ``json.dumps(benchmark(...), indent=2)``, one run at a time."""
+    head, models = _head(info, samples)
+    text = json.dumps(head, indent=2, ensure_ascii=False) + "\n"
+    marker = '\n  "runs": [],\n'
+    before, after = text.split(marker, 1)
+    if not samples:
+        yield text.encode("utf-8")
+        return
+    yield (before + '\n  "runs": [\n').encode("utf-8")
+    sep = ""
+    for model in models:
+        for s in samples:
+            if s.model == model:
+                run = json.dumps(_run(s), indent=2, ensure_ascii=False)
+                yield (sep + "    " + run.replace("\n", "\n    ")).encode("utf-8")
+                sep = ",\n"
+    yield ("\n  ],\n" + after).encode("utf-8")
 
 
 def write_benchmark(run_dir: Path, info: RunInfo, samples: Sequence[Sample]) -> Path:
-    """Write ``benchmark.json`` into ``run_dir`` atomically; returns its path."""
+    """Write ``benchmark.json`` into ``run_dir`` atomically, streamed run by run (a large run
+    never holds its runs' JSON in memory); returns its path."""
     path = Path(run_dir) / BENCHMARK_FILE
-    text = json.dumps(benchmark(info, samples), indent=2, ensure_ascii=False) + "\n"
-    atomic_write_text(path, text)
+    atomic_write_chunks(path, _chunks(info, samples))
     return path

@@ -62,6 +62,7 @@ class EvalConfig:
 
     models: list[str] = field(default_factory=lambda: ["local"])
     runs: int = 1
+    #: Requests in flight at most, per model (each model has its own workers).
     concurrency: int = 4
     params: GenerationParams = field(default_factory=GenerationParams)
     retries: int = 3

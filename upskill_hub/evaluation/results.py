@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -29,20 +30,46 @@ class Progress:
 
 @dataclass
 class EvalResult:
-    """What :func:`~upskill_hub.evaluation.runner.run_eval` returns; ``samples`` hold one sample
-    per finished key, in key order."""
+    """What :func:`~upskill_hub.evaluation.runner.run_eval` returns.
+
+    ``records`` hold one compact sample per finished key, in key order: what the statistics
+    read (outcome, tokens, latency, each assertion's type and status, errors, tool calls), with
+    no output, assertion reasons or finish time, so a large run does not hold its outputs in
+    memory. ``samples`` are the same samples in full, read from the run folder's samples.jsonl
+    on first use (and then kept); :meth:`iter_samples` streams them one at a time instead.
+    """
 
     run_dir: Path
-    samples: list[Sample]
+    records: list[Sample]
     stats: list[ModelStats]
     summary: dict[str, Any]
     expected: int
     cancelled: bool = False
     warnings: list[str] = field(default_factory=list)
+    _full: list[Sample] | None = field(default=None, init=False, repr=False, compare=False)
+
+    def iter_samples(self) -> Iterator[Sample]:
+        """The run's finished samples in full (outputs, assertion reasons), streamed from
+        samples.jsonl one line at a time, in file order."""
+        from upskill_hub.evaluation.run_dir import SAMPLES_FILE
+        from upskill_hub.evaluation.sample_stream import iter_samples
+
+        wanted = {r.key for r in self.records}
+        for sample in iter_samples(self.run_dir / SAMPLES_FILE):
+            if sample.key in wanted:
+                yield sample
+
+    @property
+    def samples(self) -> list[Sample]:
+        """One full sample per finished key, in key order (read from the run folder once)."""
+        if self._full is None:
+            found = {s.key: s for s in self.iter_samples()}
+            self._full = [found[r.key] for r in self.records if r.key in found]
+        return self._full
 
     @property
     def errors(self) -> int:
-        return sum(1 for s in self.samples if s.outcome == "error")
+        return sum(1 for s in self.records if s.outcome == "error")
 
     def unmeasured(self) -> str | None:
         """One line naming the first model with an arm where no sample was graded (every request
@@ -55,7 +82,7 @@ class EvalResult:
                 first = next(
                     (
                         s.error
-                        for s in self.samples
+                        for s in self.records
                         if s.model == stats.model and s.arm == key and s.outcome == "error"
                     ),
                     None,
@@ -73,4 +100,4 @@ class EvalResult:
     @property
     def missing(self) -> int:
         """Keys without a finished, non-error sample (what a resume would run)."""
-        return self.expected - sum(1 for s in self.samples if s.outcome != "error")
+        return self.expected - sum(1 for s in self.records if s.outcome != "error")

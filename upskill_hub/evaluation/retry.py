@@ -22,7 +22,14 @@ if TYPE_CHECKING:
     from upskill_hub.evaluation.providers.base import Provider
     from upskill_hub.evaluation.types import Completion, GenerationParams, Message
 
-__all__ = ["RetriesExhausted", "RetrySchedule", "call_with_retries", "complete_with_retries"]
+__all__ = [
+    "RetriesExhausted",
+    "RetrySchedule",
+    "call_once",
+    "call_with_retries",
+    "complete_with_retries",
+    "retry_delay",
+]
 
 
 @dataclass(frozen=True)
@@ -64,30 +71,43 @@ async def call_with_retries(
 ) -> tuple[Completion, int]:
     """Any model call (``call`` makes a fresh request each time) with retries: (the completion,
     attempts it took). Agent mode's tool calls use this too."""
-    backstop = timeout * 1.25 + 2.0
     attempt = 0
     while True:
         attempt += 1
         try:
-            try:
-                completion = await asyncio.wait_for(call(), backstop)
-            except TimeoutError:
-                raise ProviderError(
-                    f"{model_id}: no response within {backstop:g}s (timeout)",
-                    retryable=True,
-                ) from None
-            return completion, attempt
+            return await call_once(model_id, call, timeout), attempt
         except ProviderError as exc:
-            if not exc.retryable or attempt > schedule.retries:
+            delay = retry_delay(exc, attempt, schedule)
+            if delay is None:
                 raise RetriesExhausted(exc, attempt) from None
-            await asyncio.sleep(
-                backoff_delay(
-                    attempt,
-                    exc.retry_after,
-                    base=schedule.base_s,
-                    cap=schedule.max_s,
-                    retry_after_max=schedule.retry_after_max_s,
-                )
-            )
+            await asyncio.sleep(delay)
         except Exception as exc:  # a provider bug: final, reported on the sample
             raise RetriesExhausted(exc, attempt) from None
+
+
+async def call_once(
+    model_id: str, call: Callable[[], Awaitable[Completion]], timeout: float
+) -> Completion:
+    """One try of a model call, cut off at 1.25x ``timeout`` plus 2 s (a retryable
+    :class:`ProviderError`)."""
+    backstop = timeout * 1.25 + 2.0
+    try:
+        return await asyncio.wait_for(call(), backstop)
+    except TimeoutError:
+        raise ProviderError(
+            f"{model_id}: no response within {backstop:g}s (timeout)", retryable=True
+        ) from None
+
+
+def retry_delay(error: ProviderError, attempt: int, schedule: RetrySchedule) -> float | None:
+    """Seconds to wait before trying again after try number ``attempt`` failed with ``error``;
+    None when the error is final (not retryable, or the retries are used up)."""
+    if not error.retryable or attempt > schedule.retries:
+        return None
+    return backoff_delay(
+        attempt,
+        error.retry_after,
+        base=schedule.base_s,
+        cap=schedule.max_s,
+        retry_after_max=schedule.retry_after_max_s,
+    )

@@ -14,9 +14,11 @@ Layout (``FORMAT_VERSION`` 1)::
                       again), resume (the command to finish this one). Never an API key.
       tests.json      the exact cases used, canonical test-file form ({"metadata", "tests"}),
                       readable by ``upskill_hub.skill.testcases.read_suite``.
-      samples.jsonl   one ``Sample.to_dict()`` per line, appended (flush + fsync) as each sample
-                      finishes. At most one line per key (model, case_id, run, arm) once a run
-                      or resume session ends; a truncated last line (after a kill) is ignored.
+      samples.jsonl   one ``Sample.to_dict()`` per line, appended as samples finish (one write
+                      and one fsync per group of lines, on disk before a sample is reported
+                      done). At most one line per key (model, case_id, run, arm) once a run
+                      or resume session ends; a truncated last line (after a kill) is ignored,
+                      and dropped by the next resume.
       summary.json    written atomically at the end of each session
                       (``records.RunSummary``): {"format", "run_id",
                       "skill", "revision", "run_dir", "complete", "cancelled", "samples",
@@ -28,17 +30,20 @@ Layout (``FORMAT_VERSION`` 1)::
 
 All times are UTC ISO 8601 (``2026-11-22T01:30:45Z``). Every file but samples.jsonl is written
 atomically (temp file + rename); samples.jsonl is append-only between resume compactions, which
-rewrite it atomically.
+rewrite it atomically, and only when a line must go (``sample_stream.resume_records``).
 """
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import json
 import logging
 import queue
 import re
 import secrets
 import threading
+from collections import deque
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -114,12 +119,11 @@ def parse_samples(text: str, source: str = SAMPLES_FILE) -> list[Sample]:
 
 
 def read_samples(path: Path) -> list[Sample]:
-    """The samples of a samples.jsonl file in file order ([] when it does not exist)."""
-    try:
-        text = Path(path).read_text(encoding="utf-8", errors="replace")
-    except FileNotFoundError:
-        return []
-    return parse_samples(text, str(path))
+    """The samples of a samples.jsonl file in file order ([] when it does not exist), read line
+    by line (``sample_stream.iter_samples`` streams them without the list)."""
+    from upskill_hub.evaluation.sample_stream import iter_samples
+
+    return list(iter_samples(Path(path)))
 
 
 def latest_by_key(samples: list[Sample]) -> dict[SampleKey, Sample]:
@@ -226,11 +230,15 @@ _STOP = object()
 
 
 class SampleLog:
-    """Appends samples to samples.jsonl from a background thread, each line fsync'd.
+    """Appends samples to samples.jsonl from a background thread, one write and one fsync per
+    group of lines (a group commit).
 
     :meth:`append` never blocks the event loop and cannot be interrupted half-way (it only
-    queues the line), so a cancelled task never loses a finished sample; :meth:`close` waits
-    until every queued line is on disk. The first write error is re-raised by :meth:`close`.
+    queues the line), so a cancelled task never loses a finished sample; it returns the line's
+    number, and ``await`` :meth:`durable` returns once that line is on disk (the session reports
+    a sample done only then, and its workers wait there, so no more lines than workers are ever
+    queued). :meth:`close` waits until every queued line is on disk. The first write error is
+    re-raised by :meth:`durable` and :meth:`close`.
     """
 
     def __init__(self, path: Path) -> None:
@@ -238,13 +246,49 @@ class SampleLog:
         self._queue: queue.SimpleQueue[object] = queue.SimpleQueue()
         self._error: OSError | None = None
         self._closed = False
+        self._queued = 0
+        self._written = 0  # lines on disk (only the writer thread changes it)
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._waiters: deque[tuple[int, asyncio.Future[None]]] = deque()
         self._thread = threading.Thread(target=self._drain, name="samples-jsonl", daemon=True)
         self._thread.start()
 
-    def append(self, sample: Sample) -> None:
+    def append(self, sample: Sample) -> int:
+        """Queue ``sample`` for disk; returns its line number in this log (from 1)."""
         if self._closed:
             raise RuntimeError("SampleLog is closed")
         self._queue.put(json.dumps(sample.to_dict(), ensure_ascii=False))
+        self._queued += 1
+        return self._queued
+
+    async def durable(self, line: int) -> None:
+        """Return once line number ``line`` (from :meth:`append`) is on disk."""
+        if self._error is not None:
+            raise self._error
+        if self._written >= line:
+            return
+        self._loop = asyncio.get_running_loop()
+        future: asyncio.Future[None] = self._loop.create_future()
+        self._waiters.append((line, future))
+        self._wake()  # the writer may have finished the line in between
+        await future
+
+    def _wake(self) -> None:
+        """In the event loop: resolve the waiters whose lines are on disk (or the error)."""
+        while self._waiters and (self._error is not None or self._waiters[0][0] <= self._written):
+            _, future = self._waiters.popleft()
+            if future.done():
+                continue
+            if self._error is not None:
+                future.set_exception(self._error)
+            else:
+                future.set_result(None)
+
+    def _notify(self) -> None:
+        loop = self._loop
+        if loop is not None and self._waiters:
+            with contextlib.suppress(RuntimeError):  # the loop has closed: nobody waits
+                loop.call_soon_threadsafe(self._wake)
 
     def _drain(self) -> None:
         stop = False
@@ -266,8 +310,10 @@ class SampleLog:
             if lines and self._error is None:
                 try:
                     append_lines(self.path, lines)
+                    self._written += len(lines)
                 except OSError as exc:
                     self._error = exc
+            self._notify()
 
     def close(self) -> None:
         if not self._closed:

@@ -42,7 +42,7 @@ class RunPlan:
 @dataclass(frozen=True)
 class RunHooks:
     """What the caller plugs into a running eval: ``on_sample`` runs in the event loop after
-    each sample is queued for disk, setting ``cancel`` stops the run (finished samples are kept),
+    each sample is on disk, setting ``cancel`` stops the run (finished samples are kept),
     and ``providers`` maps entries of ``config.models`` to ready providers the caller keeps."""
 
     on_sample: Callable[[Sample, Progress], None] | None = None

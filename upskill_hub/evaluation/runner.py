@@ -6,17 +6,23 @@ What it fixes from upskill 0.2.1:
   runs (an unknown model fails before a run folder exists) and closed at the end;
 * the arms are symmetric (:mod:`upskill_hub.evaluation.prompts`) and each sample stores the hash
   of the exact messages it sent;
-* at most ``concurrency`` requests in flight (a fixed pool of workers pulling keys in a
-  deterministic order: run, case, model, arm), retries with exponential backoff and jitter on
-  retryable :class:`ProviderError` (honouring ``Retry-After``), a hard timeout backstop;
+* at most ``concurrency`` requests in flight per model (each model has its own pool of workers
+  pulling its keys in a deterministic order: run, case, arm), retries with exponential backoff
+  and jitter on retryable :class:`ProviderError` (honouring ``Retry-After``), a hard timeout
+  backstop; a request waiting for its retry goes back into its model's queue instead of holding
+  a worker, so a rate-limited provider never stalls the other models;
 * a sample still failing after its retries is outcome ``error`` with a redacted message:
   statistics exclude it from pass rates and count it;
 * nothing secret reaches the run folder: outputs, error messages and assertion reasons go
   through :class:`upskill_hub.secrets.Redactor` (the config's key, the environment's secrets,
   key-shaped strings) before a sample is written; assertions see the unredacted output;
-* each finished sample goes to ``samples.jsonl`` at once (flush + fsync, off the event loop), so
-  Ctrl-C, a crash or a kill loses no finished sample; ``resume_from`` runs only what is missing
-  or errored;
+* each finished sample goes to ``samples.jsonl`` at once (off the event loop, one write and one
+  fsync per group of lines), so Ctrl-C, a crash or a kill loses no finished sample;
+  ``resume_from`` runs only what is missing or errored, reading samples.jsonl line by line and
+  rewriting it only when a line must be dropped;
+* only a compact record of each sample (no output, no assertion reasons) stays in memory; the
+  summary is computed from those, and :attr:`EvalResult.samples` reads the full samples back
+  from the run folder when asked;
 * temperature, seed and max_tokens reach the provider; the run folder records them and the exact
   command that reproduces the run, never an API key. A parameter a provider cannot send (its
   ``unsupported_params``) becomes a warning of the result.
@@ -54,11 +60,11 @@ from upskill_hub.evaluation.run_dir import (
     SampleKey,
     SampleLog,
     create_run_dir,
-    latest_by_key,
     utc_now,
 )
 from upskill_hub.evaluation.run_info import build_summary, new_run_info, skill_sha256
 from upskill_hub.evaluation.run_plan import RunHooks, RunPlan
+from upskill_hub.evaluation.sample_stream import resume_records
 from upskill_hub.evaluation.schedule import all_keys, sample_order
 from upskill_hub.evaluation.session import Session, SessionWork
 from upskill_hub.evaluation.types import Sample
@@ -168,14 +174,9 @@ async def _run(
         folder = RunFolder(Path(plan.resume_from))
         info = folder.read_info()
         check_resume(folder, info, model_ids, cases, config, skill_sha)
-        wanted = set(keys)
-        done = {
-            k: s
-            for k, s in latest_by_key(folder.read_samples()).items()
-            if k in wanted and s.outcome != "error"
-        }
-        # drop errored, duplicate and half-written lines before appending again
-        folder.rewrite_samples(sorted(done.values(), key=sample_order(model_ids, cases)))
+        # errored, duplicate and half-written lines are dropped (the file rewritten) before
+        # appending again; a file with nothing to drop is left as it is
+        done = resume_records(folder.samples_file, set(keys)).done
     else:
         if plan.run_dir is not None:
             path = Path(plan.run_dir)
@@ -244,7 +245,7 @@ async def _run(
     write_benchmark(folder.path, info, samples)
     result = EvalResult(
         run_dir=folder.path,
-        samples=samples,
+        records=samples,
         stats=stats,
         summary=summary.to_dict(),
         expected=len(keys),

@@ -1,26 +1,38 @@
 """The samples of one eval session: a fixed pool of workers, retries, grading and recording.
 
-At most ``concurrency`` requests are in flight (workers pull keys in scheduling order), retryable
-:class:`ProviderError` are retried with exponential backoff and jitter (honouring
-``Retry-After``) under a hard timeout backstop, and a sample still failing after its retries is
-outcome ``error`` with a redacted message. Outputs, error messages and assertion reasons go
+Each model has its own queue (:class:`~upskill_hub.evaluation.model_queue.ModelQueue`) and at
+most ``concurrency`` requests in flight (its workers pull its keys in scheduling order), so one
+slow or rate-limited provider does not stall the others. A retryable :class:`ProviderError` is
+retried with exponential backoff and jitter (honouring ``Retry-After``, which pauses that model)
+under a hard timeout backstop: the request goes back into its model's queue until its delay is
+over instead of holding a worker. A sample still failing after its retries is outcome ``error``
+with a redacted message. Outputs, error messages and assertion reasons go
 through :class:`upskill_hub.secrets.Redactor` before a sample is recorded; assertions see the
-unredacted output. Each finished sample is queued for disk at once.
+unredacted output. Each finished sample is queued for disk at once; the session then keeps only
+its compact record (:func:`~upskill_hub.evaluation.sample_stream.compact`), so memory does not
+grow with the outputs.
 """
 
 from __future__ import annotations
 
 import asyncio
 import time
-from collections import deque
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from upskill_hub.errors import Param, ProviderError, UpskillHubError
+from upskill_hub.evaluation.model_queue import ModelQueue
 from upskill_hub.evaluation.prompts import build_messages, prompt_hash
 from upskill_hub.evaluation.results import Progress
-from upskill_hub.evaluation.retry import RetriesExhausted, RetrySchedule, complete_with_retries
+from upskill_hub.evaluation.retry import (
+    RetriesExhausted,
+    RetrySchedule,
+    call_once,
+    complete_with_retries,
+    retry_delay,
+)
 from upskill_hub.evaluation.run_dir import SampleKey, SampleLog, utc_now
+from upskill_hub.evaluation.sample_stream import compact
 from upskill_hub.evaluation.schedule import run_params
 from upskill_hub.evaluation.types import (
     Arm,
@@ -62,7 +74,8 @@ def capped_reply(text: str) -> tuple[str, str]:
 @dataclass
 class SessionWork:
     """What one session has to do: the keys still to run (in scheduling order), the samples a
-    resumed run already holds, and how many samples the whole run has."""
+    resumed run already holds (compact records will do), and how many samples the whole run
+    has."""
 
     pending: list[SampleKey]
     done: dict[SampleKey, Sample]
@@ -87,10 +100,13 @@ class Session:
         self.providers = providers
         self.by_id = providers.by_id()
         self.cases = {c.id: c for c in cases}
-        self.pending = deque(work.pending)
+        self.queues: dict[str, ModelQueue] = {}
+        for key in work.pending:
+            self.queues.setdefault(key[0], ModelQueue(())).pending.append(key)
+        self.tasks: list[asyncio.Task[None]] = []
         self.done = done = work.done
         self.total = work.total
-        self.resumed = len(done)
+        self.resumed = self.reported = len(done)
         self.log = log
         self.on_sample = hooks.on_sample
         self.cancel = hooks.cancel
@@ -125,9 +141,10 @@ class Session:
         if self.cancel is not None and self.cancel.is_set():
             self.cancelled = True
             return
-        workers = [
-            asyncio.create_task(self._worker(), name=f"eval-worker-{i}")
-            for i in range(min(self.config.concurrency, len(self.pending)))
+        workers = self.tasks = [
+            asyncio.create_task(self._worker(queue), name=f"eval-worker-{model}-{i}")
+            for model, queue in self.queues.items()
+            for i in range(min(self.config.concurrency, len(queue)))
         ]
         watcher = (
             asyncio.create_task(self._watch_cancel(workers)) if self.cancel is not None else None
@@ -155,27 +172,42 @@ class Session:
         for task in workers:
             task.cancel()
 
-    async def _worker(self) -> None:
+    async def _worker(self, queue: ModelQueue) -> None:
         try:
-            while self.pending and not self.cancelled and not self.halted:
-                key = self.pending.popleft()
-                sample = await self._sample(key)
-                self._record(sample)
+            while not self.cancelled and not self.halted:
+                key = await queue.next()
+                if key is None:
+                    return
+                sample = await self._sample(key, queue)
+                if sample is not None:  # None: it waits in the queue for its retry
+                    line = self._record(key, sample)
+                    await self.log.durable(line)  # on disk before it is reported done
+                    self._report(sample)
         except Exception:
-            self.halted = True  # e.g. on_sample raised: the other workers stop pulling keys
+            self.halted = True  # e.g. on_sample raised: the other workers stop at once
+            for task in self.tasks:
+                if task is not asyncio.current_task():
+                    task.cancel()
             raise
 
-    def _record(self, sample: Sample) -> None:
-        """Queue the sample for disk and count it; synchronous, so never half-done."""
-        self.log.append(sample)
-        self.done[sample.key] = sample
+    def _record(self, key: SampleKey, sample: Sample) -> int:
+        """Queue the sample for disk and count it; synchronous, so never half-done (a worker
+        cancelled later still leaves it in samples.jsonl and the summary). Only its compact
+        record stays in memory. Returns its line number in the log."""
+        line = self.log.append(sample)
+        self.done[key] = compact(sample)  # the scheduled key: no new tuple per sample
+        return line
+
+    def _report(self, sample: Sample) -> None:
+        """Count a sample that is on disk and tell the caller (``on_sample``)."""
+        self.reported += 1
         self.counts[sample.outcome] += 1
         if self.on_sample is not None:
             self.on_sample(sample, self.progress())
 
     def progress(self) -> Progress:
         return Progress(
-            done=len(self.done),
+            done=self.reported,
             total=self.total,
             passed=self.counts["pass"],
             failed=self.counts["fail"],
@@ -184,17 +216,47 @@ class Session:
             elapsed_s=time.monotonic() - self.started,
         )
 
-    async def _call(
-        self, provider: Provider, messages: list[Message], params: GenerationParams
-    ) -> tuple[Completion, int]:
-        """``provider.complete`` with the run's retry schedule (:class:`RetriesExhausted`)."""
-        schedule = RetrySchedule(
+    def _schedule(self) -> RetrySchedule:
+        return RetrySchedule(
             retries=self.config.retries,
             base_s=self.config.backoff_base_s,
             max_s=self.config.backoff_max_s,
             retry_after_max_s=self.config.retry_after_max_s,
         )
-        return await complete_with_retries(provider, messages, params, schedule)
+
+    async def _call(
+        self, provider: Provider, messages: list[Message], params: GenerationParams
+    ) -> tuple[Completion, int]:
+        """``provider.complete`` with the run's retry schedule (:class:`RetriesExhausted`)."""
+        return await complete_with_retries(provider, messages, params, self._schedule())
+
+    async def _try(
+        self,
+        key: SampleKey,
+        queue: ModelQueue,
+        provider: Provider,
+        messages: list[Message],
+        params: GenerationParams,
+    ) -> tuple[Completion, int] | None:
+        """One try of a sample's request: (the completion, tries so far), or None when it was
+        put back into ``queue`` to wait for its retry (:class:`RetriesExhausted` when final)."""
+        attempt = queue.tries_so_far(key) + 1
+        try:
+            completion = await call_once(
+                provider.model_id, lambda: provider.complete(messages, params), params.timeout
+            )
+        except ProviderError as exc:
+            delay = retry_delay(exc, attempt, self._schedule())
+            if delay is None:
+                queue.finished(key)
+                raise RetriesExhausted(exc, attempt) from None
+            queue.retry_later(key, delay, attempts=attempt, pause=exc.retry_after is not None)
+            return None
+        except Exception as exc:  # a provider bug: final, reported on the sample
+            queue.finished(key)
+            raise RetriesExhausted(exc, attempt) from None
+        queue.finished(key)
+        return completion, attempt
 
     async def _judge(self, model: str | None, messages: list[Message]) -> str:
         spec = model or self.config.judge_model
@@ -221,7 +283,7 @@ class Session:
         text = self.redact(" ".join(text.split()))
         return text if len(text) <= _ERROR_MAX else text[: _ERROR_MAX - 1] + "…"
 
-    async def _sample(self, key: SampleKey) -> Sample:
+    async def _sample(self, key: SampleKey, queue: ModelQueue) -> Sample | None:
         from upskill_hub.evaluation.assertions import CheckContext, check_all, outcome_of
 
         model_id, case_id, run, arm_name = key
@@ -236,9 +298,12 @@ class Session:
                 )
                 completion, attempts = trace.completion, trace.attempts
             else:
-                completion, attempts = await self._call(
-                    self.by_id[model_id], messages, run_params(self.config.params, run)
+                tried = await self._try(
+                    key, queue, self.by_id[model_id], messages, run_params(self.config.params, run)
                 )
+                if tried is None:
+                    return None
+                completion, attempts = tried
         except RetriesExhausted as failed:
             return Sample(
                 model=model_id,
