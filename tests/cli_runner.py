@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+from collections.abc import Iterable
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
@@ -16,8 +17,11 @@ def run_cli(
     env: dict[str, str] | None = None,
     timeout: float = 120,
     input: str | None = None,
+    unset: Iterable[str] = (),
 ) -> subprocess.CompletedProcess[str]:
-    full_env = dict(os.environ)
+    """``upskill-hub ARGS`` from this checkout; ``env`` adds to the environment, ``unset`` names
+    variables taken out of it."""
+    full_env = {k: v for k, v in os.environ.items() if k not in set(unset)}
     full_env["PYTHONPATH"] = str(REPO) + os.pathsep + full_env.get("PYTHONPATH", "")
     full_env.setdefault("NO_COLOR", "1")
     full_env["COLUMNS"] = "200"

@@ -10,40 +10,21 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 import time
 from pathlib import Path
 
+from tests.support.eval_runs import canary_skill, run_eval
 from tests.support.llm_servers import constant, last_user_message, openai_server
 from upskill_hub.evaluation.run_dir import read_samples
 
-REPO = Path(__file__).resolve().parents[2]
-
 
 def _skill(tmp_path: Path, tests: list[dict]) -> Path:
-    folder = tmp_path / "hostile-skill"
-    folder.mkdir()
-    (folder / "SKILL.md").write_text(
-        "---\nname: hostile-skill\ndescription: Tests hostile assertions.\n---\n\n# Hostile\n",
-        encoding="utf-8",
-    )
-    (folder / "skill_meta.json").write_text(json.dumps({"tests": tests}), encoding="utf-8")
-    return folder
+    return canary_skill(tmp_path, tests, name="hostile-skill")
 
 
 def _eval(skill: Path, base_url: str, out: Path, *extra: str) -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items() if not k.endswith(("_API_KEY", "_BASE_URL"))}
-    return subprocess.run(
-        [
-            *(sys.executable, "-m", "upskill_hub", "eval", str(skill), "--model", "fake-model"),
-            *("--base-url", base_url, "--output", str(out), "--format", "json", *extra),
-        ],
-        cwd=REPO,
-        env={**env, "PYTHONPATH": str(REPO)},
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    args = ("--model", "fake-model", "--output", str(out), "--format", "json", *extra)
+    return run_eval(skill, base_url, *args)
 
 
 def test_catastrophic_regex_is_an_error_within_the_time_limit(tmp_path: Path) -> None:
@@ -173,21 +154,10 @@ def test_ambient_sdk_settings_never_reach_a_base_url_server(tmp_path: Path) -> N
         "OPENAI_PROJECT_ID": "proj-AMBIENT-SENTINEL",
         "ANTHROPIC_CUSTOM_HEADERS": "X-Ambient: AMBIENT-SENTINEL\nX-Other: AMBIENT-SENTINEL",
     }
-    os_env = {k: v for k, v in os.environ.items() if not k.endswith(("_API_KEY", "_BASE_URL"))}
     with openai_server(constant("a")) as oai, anthropic_server(constant("a")) as ant:
         for model, url in (("openai:fake", oai.base_url), ("anthropic:fake", ant.base_url)):
-            done = subprocess.run(
-                [
-                    *(sys.executable, "-m", "upskill_hub", "eval", str(skill)),
-                    *("--model", model, "--base-url", url),
-                    *("--output", str(tmp_path / "runs"), "--runs", "1"),
-                ],
-                cwd=REPO,
-                env={**os_env, **ambient, "PYTHONPATH": str(REPO)},
-                capture_output=True,
-                text=True,
-                timeout=120,
-            )
+            args = ("--model", model, "--output", str(tmp_path / "runs"), "--runs", "1")
+            done = run_eval(skill, url, *args, env=ambient)
             assert done.returncode == 0, done.stderr
         sent = [r.headers for r in oai.requests + ant.requests]
     assert len(sent) == 4

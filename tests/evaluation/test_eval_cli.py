@@ -4,10 +4,8 @@ from __future__ import annotations
 
 import inspect
 import json
-import os
 import signal
 import subprocess
-import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -15,65 +13,25 @@ from typing import Any
 
 import pytest
 
-from tests.cli_runner import run_cli
+from tests.support.eval_runs import (
+    FACT,
+    canary_skill,
+    marker,
+    quuxium_cases,
+    run_eval,
+    start_eval,
+)
 from tests.support.llm_servers import anthropic_server, openai_server, skill_aware
 from upskill_hub.evaluation.run_dir import read_samples
 
-REPO = Path(__file__).resolve().parents[2]
-FACT = "QUUXIUM-88-ZETA"
-SKILL_MD = f"""---
-name: canary-cli
-description: Knows the Quuxium code. Use when asked about Quuxium.
----
-
-# Canary
-
-The Quuxium code is {FACT}.
-"""
-MARKER = '<skill name="canary-cli">'
+MARKER = marker("canary-cli")
 RESPONDER = skill_aware(MARKER, with_skill=f"It is {FACT}.", without="No idea.")
 SENTINEL = "sk-sentinel-cli-9f8e7d6c5b4a"
 
 
 @pytest.fixture
 def skill_dir(tmp_path: Path) -> Path:
-    folder = tmp_path / "canary-cli"
-    folder.mkdir()
-    (folder / "SKILL.md").write_text(SKILL_MD)
-    tests = [
-        {"id": f"q{i}", "input": f"Q{i}: the Quuxium code?", "expected": {"contains": FACT}}
-        for i in range(3)
-    ]
-    (folder / "skill_meta.json").write_text(json.dumps({"metadata": {}, "tests": tests}))
-    return folder
-
-
-def env(**extra: str) -> dict[str, str]:
-    base = {k: v for k, v in os.environ.items() if not k.endswith(("_API_KEY", "_BASE_URL"))}
-    base.update(extra)
-    return base
-
-
-def cli(*args: str, extra_env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "upskill_hub", "eval", *args],
-        cwd=REPO,
-        env=env(**(extra_env or {})),
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
-
-
-def start(*args: str, extra_env: dict[str, str] | None = None) -> subprocess.Popen[str]:
-    return subprocess.Popen(
-        [sys.executable, "-m", "upskill_hub", "eval", *args],
-        cwd=REPO,
-        env=env(**(extra_env or {})),
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
+    return canary_skill(tmp_path, quuxium_cases(3), name="canary-cli")
 
 
 def wait_for_samples(root: Path, count: int, proc: subprocess.Popen[str]) -> Path:
@@ -95,8 +53,10 @@ def server() -> Iterator[Any]:
 
 def test_json_and_text_output(skill_dir: Path, tmp_path: Path, server: Any) -> None:
     out = tmp_path / "runs"
-    common = ["--model", "fake-model", "--base-url", server.base_url, "--runs", "2"]
-    done = cli(str(skill_dir), *common, "--output", str(out), "--format", "json", "--seed", "3")
+    common = ["--model", "fake-model", "--runs", "2"]
+    done = run_eval(
+        skill_dir, server.base_url, *common, "--output", str(out), "--format", "json", "--seed", "3"
+    )
     assert done.returncode == 0, done.stderr
     data = json.loads(done.stdout)
     assert set(data) == {"skill", "revision", "run_dir", "models"}
@@ -113,7 +73,7 @@ def test_json_and_text_output(skill_dir: Path, tmp_path: Path, server: Any) -> N
     assert json.loads((run_dir / "summary.json").read_text())["models"][0]["lift"] == 1.0
     assert sorted({r.json["seed"] for r in server.requests if r.json}) == [3, 4]  # seed + run - 1
 
-    text = cli(str(skill_dir), *common, "--output", str(out))
+    text = run_eval(skill_dir, server.base_url, *common, "--output", str(out))
     assert text.returncode == 0, text.stderr
     assert "with skill" in text.stdout and "+100 pts" in text.stdout
     assert "3×2" in text.stdout and "can only see lifts above" in text.stdout
@@ -132,11 +92,11 @@ def test_bad_flags_are_one_line_errors(skill_dir: Path, tmp_path: Path) -> None:
         (["--model", "m", "--base-url", "127.0.0.1:8000/v1"], "--base-url '127.0.0.1:8000/v1'"),
         (["--model", "m", "--base-url", "file:///etc/passwd"], "http:// or https://"),
     ]:
-        done = cli(str(skill_dir), *args, "--output", str(out))
+        done = run_eval(skill_dir, None, *args, "--output", str(out))
         assert done.returncode == 2, (args, done.stderr)
         lines = done.stderr.strip().splitlines()
         assert len(lines) == 1 and lines[0].startswith("error: ") and needle in lines[0], lines
-    missing = cli(str(tmp_path / "nope"))
+    missing = run_eval(tmp_path / "nope", None)
     assert missing.returncode == 2 and "no such skill folder" in missing.stderr
     assert not out.exists()
 
@@ -147,11 +107,12 @@ def test_multi_model_routes_by_env_and_writes_no_secret(skill_dir: Path, tmp_pat
         openai_server(RESPONDER, api_key=SENTINEL) as oai,
         anthropic_server(RESPONDER, api_key=SENTINEL + "-ant") as ant,
     ):
-        done = cli(
-            str(skill_dir),
+        done = run_eval(
+            skill_dir,
+            None,
             *("--model", "openai:gpt-test", "--model", "anthropic:claude-test"),
             *("--output", str(out), "--format", "json"),
-            extra_env={
+            env={
                 "OPENAI_BASE_URL": oai.base_url,
                 "OPENAI_API_KEY": SENTINEL,
                 "ANTHROPIC_BASE_URL": ant.base_url,
@@ -173,8 +134,8 @@ def test_multi_model_routes_by_env_and_writes_no_secret(skill_dir: Path, tmp_pat
 def test_resume_after_kill_has_no_duplicates(skill_dir: Path, tmp_path: Path) -> None:
     out = tmp_path / "runs"
     with openai_server(RESPONDER, latency=0.2) as srv:
-        args = ["--model", "fake-model", "--base-url", srv.base_url, "--runs", "2"]
-        proc = start(str(skill_dir), *args, "--concurrency", "1", "--output", str(out))
+        args = ["--model", "fake-model", "--runs", "2", "--concurrency", "1"]
+        proc = start_eval(skill_dir, srv.base_url, *args, "--output", str(out))
         try:
             run_dir = wait_for_samples(out, 3, proc)
         finally:
@@ -184,7 +145,7 @@ def test_resume_after_kill_has_no_duplicates(skill_dir: Path, tmp_path: Path) ->
         assert 3 <= len(saved) < 12
         assert json.loads((run_dir / "run.json").read_text())["status"] == "running"
         before = len(srv.requests)
-        done = cli(str(skill_dir), "--resume", str(run_dir), "--format", "json")
+        done = run_eval(skill_dir, None, "--resume", str(run_dir), "--format", "json")
         assert done.returncode == 0, done.stderr
         assert len(srv.requests) - before == 12 - len(saved)
     final = read_samples(run_dir / "samples.jsonl")
@@ -197,8 +158,8 @@ def test_resume_after_kill_has_no_duplicates(skill_dir: Path, tmp_path: Path) ->
 def test_ctrl_c_keeps_samples_and_prints_resume(skill_dir: Path, tmp_path: Path) -> None:
     out = tmp_path / "runs"
     with openai_server(RESPONDER, latency=0.2) as srv:
-        args = ["--model", "fake-model", "--base-url", srv.base_url, "--runs", "3"]
-        proc = start(str(skill_dir), *args, "--concurrency", "2", "--output", str(out))
+        args = ["--model", "fake-model", "--runs", "3", "--concurrency", "2"]
+        proc = start_eval(skill_dir, srv.base_url, *args, "--output", str(out))
         run_dir = wait_for_samples(out, 2, proc)
         proc.send_signal(signal.SIGINT)
         _, stderr = proc.communicate(timeout=30)
@@ -217,9 +178,12 @@ def test_push_results_after_the_run(
     from huggingface_hub import HfApi
 
     out = tmp_path / "runs"
-    common = ["--model", "fake-model", "--base-url", server.base_url, "--output", str(out)]
-    done = cli(
-        str(skill_dir), *common, "--format", "json", "--push-results", unique_repo_id, "--private"
+    common = ["--model", "fake-model", "--output", str(out)]
+    done = run_eval(
+        skill_dir,
+        server.base_url,
+        *common,
+        *("--format", "json", "--push-results", unique_repo_id, "--private"),
     )
     assert done.returncode == 0, done.stderr
     data = json.loads(done.stdout)
@@ -237,7 +201,7 @@ def test_push_results_after_the_run(
         (s.case_id, s.arm, s.output) for s in on_disk
     )
 
-    text = cli(str(skill_dir), *common, "--push-results", unique_repo_id)
+    text = run_eval(skill_dir, server.base_url, *common, "--push-results", unique_repo_id)
     assert text.returncode == 0, text.stderr
     assert f"results: {pushed['url']}" in text.stdout
     assert len(HfApi().list_repo_refs(unique_repo_id, repo_type="dataset").branches) == 1
@@ -254,7 +218,7 @@ def test_push_flags_are_checked_before_the_run(skill_dir: Path, tmp_path: Path) 
         (["--push-results", "ns/name@main"], "without '@revision'"),
         (["--push-results", "ns/name", "--create-pr"], "only with --update-skill-card"),
     ]:
-        done = cli(str(skill_dir), *base, *args)
+        done = run_eval(skill_dir, None, *base, *args)
         assert done.returncode == 2, (args, done.stderr)
         lines = done.stderr.strip().splitlines()
         assert len(lines) == 1 and needle in lines[0], lines
@@ -263,9 +227,8 @@ def test_push_flags_are_checked_before_the_run(skill_dir: Path, tmp_path: Path) 
 
 def test_a_run_where_every_request_failed_is_an_error(skill_dir: Path, tmp_path: Path) -> None:
     out = tmp_path / "runs"
-    args = ["eval", str(skill_dir), "--model", "fake-model", "--retries", "0"]
-    args += ["--base-url", "http://127.0.0.1:1/v1", "--output", str(out), "--format", "json"]
-    done = run_cli(*args, env=env(), timeout=60)
+    args = ["--model", "fake-model", "--retries", "0", "--output", str(out), "--format", "json"]
+    done = run_eval(skill_dir, "http://127.0.0.1:1/v1", *args, timeout=60)
     assert done.returncode == 1, done.stderr
     lines = done.stderr.strip().splitlines()
     assert len(lines) == 1, lines
@@ -285,15 +248,17 @@ def test_one_failing_model_fails_the_run_and_warnings_print_once(
 ) -> None:
     out = tmp_path / "runs"
     with anthropic_server(RESPONDER) as ant:
-        done = run_cli(
-            *("eval", str(skill_dir), "--model", "anthropic:claude-test", "--retries", "0"),
+        done = run_eval(
+            skill_dir,
+            None,
+            *("--model", "anthropic:claude-test", "--retries", "0"),
             *("--model", "openai:gpt-test", "--output", str(out)),
-            env=env(
-                ANTHROPIC_BASE_URL=ant.base_url,
-                ANTHROPIC_API_KEY=SENTINEL,
-                OPENAI_BASE_URL="http://127.0.0.1:1/v1",
-                OPENAI_API_KEY=SENTINEL,
-            ),
+            env={
+                "ANTHROPIC_BASE_URL": ant.base_url,
+                "ANTHROPIC_API_KEY": SENTINEL,
+                "OPENAI_BASE_URL": "http://127.0.0.1:1/v1",
+                "OPENAI_API_KEY": SENTINEL,
+            },
             timeout=60,
         )
     assert done.returncode == 1, done.stderr
@@ -343,21 +308,17 @@ class _OverflowServer:
 def test_prompt_overflow_in_one_arm_does_not_manufacture_lift(tmp_path: Path) -> None:
     # 5 cases every arm answers; 5 "LONG" cases the model cannot answer without the skill,
     # and with the skill the prompt overflows the context: the skill changes nothing.
-    folder = tmp_path / "canary-cli"
-    folder.mkdir()
-    (folder / "SKILL.md").write_text(SKILL_MD)
-    tests = [
-        {"id": f"e{i}", "input": f"EASY {i}: the Quuxium code?", "expected": {"contains": FACT}}
-        for i in range(5)
-    ] + [
-        {"id": f"l{i}", "input": f"LONG {i}: the Quuxium code?", "expected": {"contains": FACT}}
-        for i in range(5)
-    ]
-    (folder / "skill_meta.json").write_text(json.dumps({"metadata": {}, "tests": tests}))
+    folder = canary_skill(
+        tmp_path,
+        quuxium_cases(5, "EASY ", "e") + quuxium_cases(5, "LONG ", "l"),
+        name="canary-cli",
+    )
     with _OverflowServer().server as srv:
-        args = [str(folder), "--model", "fake-model", "--base-url", srv.base_url, "--runs", "2"]
-        done = cli(*args, "--output", str(tmp_path / "runs"), "--format", "json")
-        text = cli(*args, "--output", str(tmp_path / "runs2"))
+        args = ["--model", "fake-model", "--runs", "2"]
+        done = run_eval(
+            folder, srv.base_url, *args, "--output", str(tmp_path / "runs"), "--format", "json"
+        )
+        text = run_eval(folder, srv.base_url, *args, "--output", str(tmp_path / "runs2"))
     assert done.returncode == 0, done.stderr
     (model,) = json.loads(done.stdout)["models"]
     # before: baseline 10/20, with skill 10/10 + 10 errors -> "+50 pts, helps"

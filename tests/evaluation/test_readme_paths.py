@@ -5,13 +5,10 @@ from __future__ import annotations
 import json
 import os
 import re
-import subprocess
-import sys
 from pathlib import Path
 
+from tests.support.eval_runs import REPO, run_eval
 from tests.support.llm_servers import constant, openai_server
-
-REPO = Path(__file__).resolve().parents[2]
 
 
 def _readme_command() -> list[str]:
@@ -29,19 +26,16 @@ def test_the_zero_compile_eval_runs_against_a_local_openai_server(tmp_path: Path
     blocker = tmp_path / "no-llama"
     (blocker / "llama_cpp").mkdir(parents=True)
     (blocker / "llama_cpp" / "__init__.py").write_text("raise ImportError('not installed')\n")
-    env = {k: v for k, v in os.environ.items() if not k.endswith(("_API_KEY", "_BASE_URL"))}
-    env["PYTHONPATH"] = f"{blocker}{os.pathsep}{REPO}"
+    env = {"PYTHONPATH": f"{blocker}{os.pathsep}{REPO}"}
     with openai_server(constant("I do not know.")) as srv:
         args[args.index("--base-url") + 1] = srv.base_url
-        done = subprocess.run(
-            [
-                *(sys.executable, "-m", "upskill_hub", *args),
-                *("--runs", "1", "--format", "json", "--output", str(tmp_path / "runs")),
-            ],
-            cwd=REPO,
+        skill, readme_args = args[1], args[2:]  # the README's --base-url, pointed at srv
+        done = run_eval(
+            skill,
+            None,
+            *readme_args,
+            *("--runs", "1", "--format", "json", "--output", str(tmp_path / "runs")),
             env=env,
-            capture_output=True,
-            text=True,
             timeout=300,
         )
         assert done.returncode == 0, done.stderr

@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -30,26 +31,25 @@ def clean_env(**extra: str) -> dict[str, str]:
     return env
 
 
+def run_generate(
+    teacher: FakeLLMServer, students: FakeLLMServer, tmp: Path, *args: str
+) -> subprocess.CompletedProcess[str]:
+    """``upskill-hub generate ARGS`` taught by ``teacher`` for the student ``fake-model`` on
+    ``students``, iterations under ``tmp/runs``."""
+    return run_cli(
+        "generate",
+        *args,
+        *("--teacher", "anthropic:fake-teacher", "--teacher-base-url", teacher.url),
+        *("--student", "fake-model", "--base-url", students.base_url),
+        *("--runs-dir", str(tmp / "runs")),
+        env=clean_env(),
+    )
+
+
 def generate_cli(
     teacher: FakeLLMServer, students: FakeLLMServer, tmp: Path, *args: str
 ) -> tuple[Any, Any]:
-    proc = run_cli(
-        "generate",
-        *args,
-        "--teacher",
-        "anthropic:fake-teacher",
-        "--teacher-base-url",
-        teacher.url,
-        "--student",
-        "fake-model",
-        "--base-url",
-        students.base_url,
-        "--runs-dir",
-        str(tmp / "runs"),
-        "--format",
-        "json",
-        env=clean_env(),
-    )
+    proc = run_generate(teacher, students, tmp, *args, "--format", "json")
     assert proc.returncode == 0, proc.stderr
     return json.loads(proc.stdout), proc
 
@@ -274,22 +274,11 @@ def test_unmeasurable_skill_exits_non_zero_with_one_line(tmp_path: Path) -> None
     """A student refusing every with-skill request: no "all_passed", no skill, exit 1."""
     script = ScriptedTeacher([skill_answer("A", items=[1, 2])])
     with anthropic_server(script) as teacher, overflowing_students() as students:
-        proc = run_cli(
-            "generate",
-            "Answer questions about item codes.",
-            "--teacher",
-            "anthropic:fake-teacher",
-            "--teacher-base-url",
-            teacher.url,
-            "--student",
-            "fake-model",
-            "--base-url",
-            students.base_url,
-            "--runs-dir",
-            str(tmp_path / "runs"),
-            "--output",
-            str(tmp_path / "skills"),
-            env=clean_env(),
+        proc = run_generate(
+            teacher,
+            students,
+            tmp_path,
+            *("Answer questions about item codes.", "--output", str(tmp_path / "skills")),
         )
     assert proc.returncode == 1, proc.stderr
     errors = [line for line in proc.stderr.splitlines() if line.startswith("error: ")]

@@ -10,11 +10,11 @@ five 0s: lift +50 pts, paired t interval 0.5 +- 2.262 * 0.527 * sqrt(10/9) / sqr
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 from typing import Any
 
 from tests.cli_runner import run_cli
+from tests.support.eval_runs import FACT, canary_skill, marker, quuxium_cases, run_eval
 from tests.support.llm_servers import last_user_message, openai_server, system_prompt
 from upskill_hub import formatting
 from upskill_hub.publish.dataset_card import run_section
@@ -22,17 +22,7 @@ from upskill_hub.publish.results_dataset import read_run, summary_rows
 from upskill_hub.publish.skill_card import results_markdown
 from upskill_hub.space_support import tables
 
-FACT = "QUUXIUM-88-ZETA"
-MARKER = '<skill name="canary-lift">'
-SKILL_MD = f"""---
-name: canary-lift
-description: Knows the Quuxium code. Use when asked about Quuxium.
----
-
-# Canary
-
-The Quuxium code is {FACT}.
-"""
+MARKER = marker("canary-lift")
 
 
 def reply(request: dict[str, Any]) -> str:
@@ -41,24 +31,14 @@ def reply(request: dict[str, Any]) -> str:
     return f"It is {FACT}." if case < 2 or (with_skill and case < 7) else "No idea."
 
 
-def clean_env() -> dict[str, str]:
-    return {k: "" for k in os.environ if k.endswith(("_API_KEY", "_BASE_URL"))}
-
-
 def test_every_surface_prints_the_same_lift_and_interval(tmp_path: Path) -> None:
-    folder = tmp_path / "canary-lift"
-    folder.mkdir()
-    (folder / "SKILL.md").write_text(SKILL_MD)
-    tests = [
-        {"id": f"q{i}", "input": f"Q{i}: the Quuxium code?", "expected": {"contains": FACT}}
-        for i in range(10)
-    ]
-    (folder / "skill_meta.json").write_text(json.dumps({"metadata": {}, "tests": tests}))
+    folder = canary_skill(tmp_path, quuxium_cases(10), name="canary-lift")
     with openai_server(reply) as srv:
-        args = ["eval", str(folder), "--model", "fake-model", "--base-url", srv.base_url]
-        args += ["--runs", "2"]
-        as_json = run_cli(*args, "--output", str(tmp_path / "a"), "--format", "json")
-        as_text = run_cli(*args, "--output", str(tmp_path / "b"), env=clean_env())
+        args = ["--model", "fake-model", "--runs", "2"]
+        as_json = run_eval(
+            folder, srv.base_url, *args, "--output", str(tmp_path / "a"), "--format", "json"
+        )
+        as_text = run_eval(folder, srv.base_url, *args, "--output", str(tmp_path / "b"))
     assert as_json.returncode == 0, as_json.stderr
     assert as_text.returncode == 0, as_text.stderr
     (model,) = json.loads(as_json.stdout)["models"]

@@ -11,8 +11,6 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import subprocess
-import sys
 import threading
 import uuid
 from collections.abc import Callable, Iterator
@@ -23,6 +21,8 @@ from typing import Any
 from urllib.parse import unquote, urlsplit
 
 import pytest
+
+from tests.cli_runner import run_cli as run_command
 
 #: ``fast_hub_for(url, attempts=3)`` -> a registry Hub client with quick retries.
 HubFactory = Callable[..., Any]
@@ -86,16 +86,13 @@ class CliResult:
 def run_cli(hub_server: object) -> Callable[..., CliResult]:
     """Run ``python -m upskill_hub ARGS`` in a subprocess (real exit codes and stderr)."""
 
-    def run(*args: str, cwd: Path | None = None, env: dict[str, str] | None = None) -> CliResult:
-        full_env = {**os.environ, "PYTHONPATH": str(REPO_ROOT), "COLUMNS": "200", **(env or {})}
-        proc = subprocess.run(
-            [sys.executable, "-m", "upskill_hub", *args],
-            cwd=cwd or REPO_ROOT,
-            env=full_env,
-            capture_output=True,
-            text=True,
-            timeout=120,
-        )
+    def run(
+        *args: str,
+        cwd: Path | None = None,
+        env: dict[str, str] | None = None,
+        unset: tuple[str, ...] = (),
+    ) -> CliResult:
+        proc = run_command(*args, cwd=cwd, env=env, unset=unset)
         return CliResult(proc.returncode, proc.stdout, proc.stderr)
 
     return run

@@ -25,7 +25,6 @@ from tests.registry.published_skill import (
     THREE_FAIL,
     SkillRepo,
 )
-from upskill_hub.evaluation.records import RunInfo
 from upskill_hub.publish.results_dataset import push_results
 
 RunCli = Callable[..., CliResult]
@@ -107,13 +106,14 @@ def test_a_card_from_before_the_metadata_is_still_read(
     skill_repo: SkillRepo, run_cli: RunCli
 ) -> None:
     """Cards written by older versions name the run only in Markdown: still found."""
+    from upskill_hub.evaluation.run_dir import load_run
     from upskill_hub.publish.skill_card import results_markdown
     from upskill_hub.registry.card import replace_results_section
 
     v1 = skill_repo.push()
     folder = skill_repo.run_folder(v1, THREE_FAIL)
     pushed = push_results(folder, skill_repo.dataset)  # dataset only, card untouched
-    info = RunInfo.from_dict(json.loads((folder / "run.json").read_text()))
+    info = load_run(folder).info
     summary = load_rows(skill_repo.dataset, pushed.split)
     markdown = results_markdown(
         summary, info, dataset_repo=skill_repo.dataset, dataset_url=pushed.url, split=pushed.split

@@ -173,19 +173,8 @@ def test_binary_push_with_xet_on_to_a_server_without_xet_fails_before_creating_a
     run_cli: Callable[..., CliResult], hub_server: object, unique_repo_id: str, tmp_path: Path
 ) -> None:
     skill = _skill_with_logo(tmp_path, unique_repo_id)
-    env = {k: v for k, v in os.environ.items() if k != "HF_HUB_DISABLE_XET"}
-    env["PYTHONPATH"] = str(Path(__file__).resolve().parents[2])
-    import subprocess
-    import sys
-
-    done = subprocess.run(
-        [sys.executable, "-m", "upskill_hub", "push", str(skill), "--repo", unique_repo_id],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    assert done.returncode == 2, done.stderr
+    done = run_cli("push", str(skill), "--repo", unique_repo_id, unset=("HF_HUB_DISABLE_XET",))
+    assert done.code == 2, done.stderr
     assert done.stderr.strip().splitlines() == [
         f"error: assets/logo.png is binary and would be uploaded through Xet, which "
         f"{os.environ['HF_ENDPOINT']} does not serve; set HF_HUB_DISABLE_XET=1 "

@@ -18,6 +18,7 @@ from upskill_hub.registry.lock import (
     read_lock,
     target_entry,
     target_path,
+    tree_state,
     write_lock,
 )
 
@@ -137,6 +138,22 @@ def test_hash_tree(tmp_path: Path) -> None:
         "b/z.txt": SHA,
     }
     assert list(got) == sorted(got)
+
+
+def test_tree_state_tells_copies_apart_by_executable_bit(tmp_path: Path) -> None:
+    """Two copies with the same bytes are the same only with the same modes (a cached staged
+    skill is replaced when a script's executable bit changed)."""
+    a, b = tmp_path / "a", tmp_path / "b"
+    for folder in (a, b):
+        (folder / "scripts").mkdir(parents=True)
+        (folder / "scripts" / "run.sh").write_bytes(b"#!/bin/sh\n")
+    (a / "scripts" / "run.sh").chmod(0o755)
+    (b / "scripts" / "run.sh").chmod(0o644)
+    assert hash_tree(a) == hash_tree(b)
+    assert tree_state(a) == {"scripts/run.sh": (hashlib.sha256(b"#!/bin/sh\n").hexdigest(), True)}
+    assert tree_state(a) != tree_state(b)
+    (b / "scripts" / "run.sh").chmod(0o700)
+    assert tree_state(a) == tree_state(b)
 
 
 def test_target_entries(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

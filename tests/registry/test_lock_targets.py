@@ -60,7 +60,11 @@ def _env(home: Path) -> dict[str, str]:
         ("x", "src"),
     ],
 )
-@pytest.mark.parametrize("command", [["install", "--frozen"], ["remove", "--force"], ["list"]])
+@pytest.mark.parametrize(
+    "command",
+    [["install", "--frozen"], ["remove", "--force"], ["list"], ["verify"]],
+    ids=" ".join,
+)
 def test_lock_with_a_foreign_target_is_refused_whole(
     run_cli: Callable[..., CliResult],
     project: Path,

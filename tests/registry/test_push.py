@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import os
-import subprocess
-import sys
 import uuid
 from collections.abc import Callable
 from pathlib import Path
@@ -13,7 +11,7 @@ import pytest
 import yaml
 from huggingface_hub import HfApi
 
-from tests.registry.conftest import REPO_ROOT, CliResult, write_skill
+from tests.registry.conftest import CliResult, write_skill
 from upskill_hub.errors import RepoNotFound, UnsafeSkill
 from upskill_hub.registry.card import (
     NO_RESULTS,
@@ -237,22 +235,20 @@ def test_symlink_swapped_in_after_listing_is_not_followed(
         Hub().resolve(unique_repo_id, "main")
 
 
-def test_push_without_a_token_is_one_line(tmp_path: Path, hub_server: object) -> None:
+def test_push_without_a_token_is_one_line(
+    tmp_path: Path, run_cli: Callable[..., CliResult]
+) -> None:
     skill = write_skill(tmp_path / "src", f"no-token-{uuid.uuid4().hex[:8]}")
     home = tmp_path / "empty-hf-home"
     home.mkdir()
-    env = {k: v for k, v in os.environ.items() if k != "HF_TOKEN"}
-    env.update({"HF_HOME": str(home), "PYTHONPATH": str(REPO_ROOT), "COLUMNS": "200"})
-    env.pop("HF_TOKEN_PATH", None)
-    done = subprocess.run(
-        [sys.executable, "-m", "upskill_hub", "push", str(skill)],
+    done = run_cli(
+        "push",
+        str(skill),
         cwd=tmp_path,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
+        env={"HF_HOME": str(home)},
+        unset=("HF_TOKEN", "HF_TOKEN_PATH"),
     )
-    assert done.returncode == 1, done.stderr
+    assert done.code == 1, done.stderr
     assert "Traceback" not in done.stderr and "LocalTokenNotFoundError" not in done.stderr
     lines = done.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("error: ")
@@ -293,22 +289,15 @@ def test_existing_tag_is_refused_before_committing(
 
 
 def test_pull_prints_no_progress_bars_without_a_tty(
-    tmp_path: Path, unique_repo_id: str, project: Path
+    tmp_path: Path, unique_repo_id: str, project: Path, run_cli: Callable[..., CliResult]
 ) -> None:
     name = unique_repo_id.split("/")[1]
     push_skills(write_skill(tmp_path, name), repo_id=unique_repo_id)
-    env = {k: v for k, v in os.environ.items() if k != "HF_HUB_DISABLE_PROGRESS_BARS"}
-    env["PYTHONPATH"] = str(REPO_ROOT)
     for extra in ([], ["--format", "json"]):
-        pulled = subprocess.run(
-            [sys.executable, "-m", "upskill_hub", "pull", unique_repo_id, *extra],
-            cwd=project,
-            env=env,
-            capture_output=True,
-            text=True,
-            timeout=120,
+        pulled = run_cli(
+            "pull", unique_repo_id, *extra, cwd=project, unset=("HF_HUB_DISABLE_PROGRESS_BARS",)
         )
-        assert pulled.returncode == 0, pulled.stderr
+        assert pulled.code == 0, pulled.stderr
         assert "Fetching" not in pulled.stderr and "it/s" not in pulled.stderr, pulled.stderr
 
 

@@ -129,3 +129,24 @@ def files_text(root: Path) -> str:
     return "\n".join(
         p.read_bytes().decode("utf-8", errors="replace") for p in root.rglob("*") if p.is_file()
     )
+
+
+def evaluate_on(app: RunningApp, skill_repo: SkillRepo, llm: FakeLLMServer, *mode: str) -> Any:
+    """The app's ``/evaluate`` API (through ``gradio_client``) on ``skill_repo`` with the
+    OpenAI-compatible ``fake-model`` at ``llm``, 1 run, seed 0 (``mode``: e.g. ``"agent"``);
+    returns the client (for later calls) and the outputs."""
+    from gradio_client import Client
+
+    client = Client(app.url, verbose=False)
+    outputs = client.predict(
+        skill_repo.repo_id,
+        "OpenAI-compatible",
+        "fake-model",
+        llm.base_url,
+        SENTINEL_KEY,
+        1,
+        0,
+        *mode,
+        api_name="/evaluate",
+    )
+    return client, outputs

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.space.conftest import SENTINEL_KEY, RunningApp, SkillRepo, files_text
+from tests.space.conftest import SENTINEL_KEY, RunningApp, SkillRepo, evaluate_on, files_text
 from tests.support.llm_servers import FakeLLMServer, openai_server, skill_agent
 from upskill_hub.errors import UsageError
 from upskill_hub.space_support import form as forms
@@ -87,20 +87,7 @@ def test_agent_run_shows_the_files_read(refs_repo: SkillRepo, tmp_path: Path) ->
 def test_app_offers_the_mode(
     running_app: RunningApp, skill_repo: SkillRepo, llm: FakeLLMServer
 ) -> None:
-    from gradio_client import Client
-
-    client = Client(running_app.url, verbose=False)
-    _, status, _, _, cases = client.predict(
-        skill_repo.repo_id,
-        "OpenAI-compatible",
-        "fake-model",
-        llm.base_url,
-        SENTINEL_KEY,
-        1,
-        0,
-        "agent",
-        api_name="/evaluate",
-    )
+    _, (_, status, _, _, cases) = evaluate_on(running_app, skill_repo, llm, "agent")
     assert "Done" in status, status
     # this server never calls a tool: no arm loads the skill, and the page says so per case
     assert cases.count("skill not loaded") == 6

@@ -19,6 +19,7 @@ from tests.space.conftest import (
     SENTINEL_KEY,
     RunningApp,
     SkillRepo,
+    evaluate_on,
     files_text,
 )
 from tests.support.llm_servers import FakeLLMServer
@@ -46,19 +47,7 @@ def test_api_evaluate_a_hub_skill(
     all_logs: pytest.LogCaptureFixture,
     capfd: pytest.CaptureFixture[str],
 ) -> None:
-    from gradio_client import Client
-
-    client = Client(running_app.url, verbose=False)
-    bar, status, summary, chart, cases = client.predict(
-        skill_repo.repo_id,
-        "OpenAI-compatible",
-        "fake-model",
-        llm.base_url,
-        SENTINEL_KEY,
-        1,
-        0,
-        api_name="/evaluate",
-    )
+    _, (bar, status, summary, chart, cases) = evaluate_on(running_app, skill_repo, llm)
     assert "Done" in status and "no measurable effect at this n" in status  # 3 cases: too few
     assert 'aria-valuenow="6"' in bar
     [row] = summary["data"]
@@ -107,20 +96,9 @@ def test_api_browse(running_app: RunningApp, skill_repo: SkillRepo) -> None:
 def test_pushed_dataset_holds_no_key(
     running_app: RunningApp, skill_repo: SkillRepo, llm: FakeLLMServer, tmp_path: Path
 ) -> None:
-    from gradio_client import Client
     from huggingface_hub import snapshot_download
 
-    client = Client(running_app.url, verbose=False)
-    client.predict(
-        skill_repo.repo_id,
-        "OpenAI-compatible",
-        "fake-model",
-        llm.base_url,
-        SENTINEL_KEY,
-        1,
-        0,
-        api_name="/evaluate",
-    )
+    client, _ = evaluate_on(running_app, skill_repo, llm)
     message = client.predict(api_name="/push_results")
     assert message.startswith("✓ Results pushed to"), message
     repo_id = message.split("[", 1)[1].split("]", 1)[0]

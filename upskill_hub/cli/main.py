@@ -14,6 +14,7 @@ import typer
 
 from upskill_hub import __version__
 from upskill_hub.cli.entry import exit_code_for
+from upskill_hub.cli.interrupts import INTERRUPTED, NOTHING_CHANGED, CommandInterrupted
 from upskill_hub.errors import UpskillHubError
 
 #: Command modules under ``upskill_hub.cli``; each defines ``register(app: typer.Typer)``.
@@ -59,16 +60,6 @@ for _name in COMMAND_MODULES:
     importlib.import_module(f"upskill_hub.cli.{_name}").register(app)
 
 
-#: Commands that roll back everything they did when interrupted (staged installs, lock writes
-#: last), so Ctrl-C leaves the project exactly as it was.
-ATOMIC_COMMANDS = frozenset({"pull", "install", "update", "remove", "verify", "list", "outdated"})
-
-
-def _interrupted(args: list[str]) -> str:
-    command = next((a for a in args if not a.startswith("-")), "")
-    return "interrupted; nothing changed" if command in ATOMIC_COMMANDS else "interrupted"
-
-
 def main() -> None:
     """Console-script entry point: the one place errors become a line and an exit code."""
     command = typer.main.get_command(app)
@@ -76,8 +67,11 @@ def main() -> None:
         code = command.main(prog_name="upskill-hub", standalone_mode=False)
     except (UpskillHubError, OSError) as exc:
         sys.exit(exit_code_for(exc))
+    except CommandInterrupted:  # an atomic command (cli/interrupts.py) put everything back
+        print(NOTHING_CHANGED, file=sys.stderr)
+        sys.exit(130)
     except (KeyboardInterrupt, typer.Abort):
-        print(_interrupted(sys.argv[1:]), file=sys.stderr)
+        print(INTERRUPTED, file=sys.stderr)
         sys.exit(130)
     except typer.TyperException as exc:  # argument parsing: a bad flag, value or argument
         message = exc.format_message() if hasattr(exc, "format_message") else str(exc)
@@ -87,9 +81,6 @@ def main() -> None:
             sys.exit(0)
         print(f"error: {' '.join(message.split())}", file=sys.stderr)
         sys.exit(exit_code)
-    if code == 130 and _interrupted(sys.argv[1:]) != "interrupted":
-        # typer turns Ctrl-C into a silent exit 130: say what it means for these commands
-        print(_interrupted(sys.argv[1:]), file=sys.stderr)
     sys.exit(code if isinstance(code, int) else 0)
 
 

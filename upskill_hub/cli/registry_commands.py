@@ -12,6 +12,7 @@ from typing import Any
 import typer
 
 from upskill_hub.cli.evidence_output import hit_lift, outdated_lift, print_evidence
+from upskill_hub.cli.interrupts import atomic
 from upskill_hub.cli.output import (
     OutputFormat,
     console,
@@ -556,6 +557,8 @@ def scan(
 
 
 def register(app: typer.Typer) -> None:
+    # atomic: the command puts everything back when interrupted (Ctrl-C says "nothing changed")
+    rolls_back = (pull, install, verify, remove, outdated, update)
     for command in (push, pull, install, verify, remove, outdated, update, search, info, scan):
-        app.command()(command)
-    app.command("list")(list_skills)
+        app.command()(atomic(command) if command in rolls_back else command)
+    app.command("list")(atomic(list_skills))

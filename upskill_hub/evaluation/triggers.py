@@ -27,20 +27,20 @@ from typing import TYPE_CHECKING, Any
 from upskill_hub import __version__
 from upskill_hub.atomic_io import append_line, atomic_write_text
 from upskill_hub.errors import UpskillHubError, UsageError
-from upskill_hub.evaluation.agent.arms import check_tool_support, retry_schedule
+from upskill_hub.evaluation.agent.arms import check_tool_support, retried_turns, retry_schedule
 from upskill_hub.evaluation.agent.loop import run_agent
 from upskill_hub.evaluation.agent.prompts import agent_system_prompt
 from upskill_hub.evaluation.agent.settings import AgentSettings
-from upskill_hub.evaluation.agent.tools import TOOLS, SkillFolder, Toolbox
+from upskill_hub.evaluation.agent.tools import SkillFolder, Toolbox
 from upskill_hub.evaluation.config import EvalConfig
 from upskill_hub.evaluation.provider_pool import ProviderPool
-from upskill_hub.evaluation.retry import RetriesExhausted, call_with_retries
+from upskill_hub.evaluation.retry import RetriesExhausted
 from upskill_hub.evaluation.run_dir import create_run_dir, utc_now
 from upskill_hub.evaluation.run_info import params_dict, public_url
 from upskill_hub.evaluation.schedule import run_params
 from upskill_hub.evaluation.trigger_queries import TriggerQuery
 from upskill_hub.evaluation.trigger_stats import TriggerSample, TriggerStats, trigger_stats
-from upskill_hub.evaluation.types import Completion, Message, ToolExchange, ToolUse
+from upskill_hub.evaluation.types import Message, ToolUse
 from upskill_hub.secrets import Redactor
 
 if TYPE_CHECKING:
@@ -138,14 +138,7 @@ class _TriggerRun:
         messages = [Message("system", self.system), Message("user", query.query)]
         params = run_params(self.config.params, run)
         toolbox = Toolbox(self.listed, {})
-
-        async def send(exchanges: list[ToolExchange]) -> tuple[Completion, int]:
-            return await call_with_retries(
-                provider.model_id,
-                lambda: provider.complete_with_tools(messages, exchanges, TOOLS, params),
-                params.timeout,
-                self.schedule,
-            )
+        send = retried_turns(provider, messages, params, self.schedule)
 
         try:
             trace = await run_agent(send, toolbox, self.agent, stop_when=self._hit)

@@ -12,13 +12,12 @@ scrubbed of secrets before it leaves the machine. ``datasets`` is imported only 
 
 from __future__ import annotations
 
-import contextlib
 import re
-from collections.abc import Iterator
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from upskill_hub.datasets_quiet import quiet_datasets
 from upskill_hub.errors import HubError, Param, UsageError
 from upskill_hub.evaluation.records import RunSummary
 from upskill_hub.evaluation.run_dir import SAMPLES_FILE, RunRecord, load_run
@@ -230,22 +229,6 @@ def dataset_features(schema: str) -> Features:
         return Value(scalars[kind])
 
     return Features({n: feature(p) for n, p in load_schema(schema)["properties"].items()})
-
-
-@contextlib.contextmanager
-def quiet_datasets() -> Iterator[None]:
-    """Silence datasets' progress bars and info logs for the duration (restored afterwards)."""
-    from datasets.utils import logging as ds_logging
-
-    bars, level = ds_logging.is_progress_bar_enabled(), ds_logging.get_verbosity()
-    ds_logging.disable_progress_bar()
-    ds_logging.set_verbosity_error()
-    try:
-        yield
-    finally:
-        ds_logging.set_verbosity(level)
-        if bars:
-            ds_logging.enable_progress_bar()
 
 
 def _push_split(

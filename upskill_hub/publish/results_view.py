@@ -191,7 +191,7 @@ def _load_splits(repo_id: str, config: str) -> dict[str, list[dict[str, Any]]]:
     from datasets import load_dataset
     from datasets.exceptions import DatasetNotFoundError
 
-    from upskill_hub.publish.results_dataset import quiet_datasets
+    from upskill_hub.datasets_quiet import quiet_datasets
     from upskill_hub.registry.hub import Hub
 
     hub = Hub()

@@ -21,6 +21,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from upskill_hub.datasets_quiet import quiet_datasets
 from upskill_hub.errors import HubError, UsageError
 from upskill_hub.registry.card import CARD_FILE
 from upskill_hub.registry.card_results import (
@@ -269,7 +270,7 @@ def load_summary_split(hub: Hub, dataset: str, split: str) -> list[dict[str, Any
     if os.path.exists(dataset):  # load_dataset would read a local folder of that name
         raise HubError(f"{where}: names a local path; only Hub datasets are read")
     try:
-        with _quiet_datasets():
+        with quiet_datasets():
             loaded = load_dataset(dataset, SUMMARY_CONFIG, split=split, token=hub.token)
     except DatasetNotFoundError as exc:
         raise HubError(f"{where}: not found on {hub.endpoint}") from exc
@@ -282,12 +283,6 @@ def load_summary_split(hub: Hub, dataset: str, split: str) -> list[dict[str, Any
             raise HubError(f"{where}: cannot be read ({type(exc).__name__})") from exc
         raise HubError(f"{where}: {mapped}") from exc
     return [dict(r) for r in loaded.to_list()]
-
-
-def _quiet_datasets() -> Any:
-    from upskill_hub.publish.results_dataset import quiet_datasets
-
-    return quiet_datasets()
 
 
 def _about(run: PublishedRun, skill: str, subpath: str) -> bool:

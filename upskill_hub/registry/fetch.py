@@ -23,7 +23,7 @@ from huggingface_hub import constants
 from upskill_hub.errors import HubError, InvalidSkill, Param, UnsafeSkill, UsageError
 from upskill_hub.registry.card import CARD_FILE
 from upskill_hub.registry.hub import Hub, RemoteFile, parse_spec
-from upskill_hub.registry.lock import hash_tree
+from upskill_hub.registry.lock import tree_state
 from upskill_hub.registry.scan import ScanFinding, ScanLimits, enforce, scan_listing, scan_tree
 from upskill_hub.skill import SkillReport, is_junk, validate_skill
 from upskill_hub.skill.frontmatter import parse_skill_md
@@ -341,8 +341,9 @@ def _stage(
                 os.chmod(staged / f.path, 0o755)
         warnings = check_skill_dir(staged, limits=limits, allow_unsafe=allow_unsafe, where=where)
         final = parent / name
-        files = hash_tree(staged)
-        if not (final.is_dir() and hash_tree(final) == files and _same_modes(final, staged)):
+        state = tree_state(staged)
+        files = {rel: digest for rel, (digest, _) in state.items()}
+        if not (final.is_dir() and tree_state(final) == state):
             old = parent / f".old-{name}-{os.getpid()}"
             if final.exists():
                 os.replace(final, old)
@@ -360,16 +361,6 @@ def _stage(
         files=files,
         warnings=tuple(dict.fromkeys(listing_warnings + warnings)),  # the same finding once
     )
-
-
-def _same_modes(a: Path, b: Path) -> bool:
-    """Whether the files under ``a`` and ``b`` agree on the executable bit."""
-    for path in b.rglob("*"):
-        if path.is_file() and (path.stat().st_mode & 0o100) != (
-            (a / path.relative_to(b)).stat().st_mode & 0o100
-        ):
-            return False
-    return True
 
 
 def root_skill_name(snapshot: Path, repo_id: str) -> str:

@@ -132,16 +132,23 @@ def target_path(entry: str, project_root: Path) -> Path:
 
 def hash_tree(directory: Path) -> dict[str, str]:
     """sha256 of every regular file under ``directory`` (symlinks not followed), sorted."""
+    return {rel: digest for rel, (digest, _) in tree_state(directory).items()}
+
+
+def tree_state(directory: Path) -> dict[str, tuple[str, bool]]:
+    """sha256 and owner-executable bit of every regular file under ``directory`` (symlinks not
+    followed), sorted, from one walk: what two copies of a skill must share to be the same."""
     root = Path(directory)
-    hashes: dict[str, str] = {}
+    state: dict[str, tuple[str, bool]] = {}
     for dirpath, dirnames, filenames in os.walk(root):
         dirnames.sort()
         for fname in filenames:
             full = Path(dirpath) / fname
-            if not stat.S_ISREG(full.lstat().st_mode):
+            mode = full.lstat().st_mode
+            if not stat.S_ISREG(mode):
                 continue
-            hashes[full.relative_to(root).as_posix()] = _sha256_file(full)
-    return dict(sorted(hashes.items()))
+            state[full.relative_to(root).as_posix()] = (_sha256_file(full), bool(mode & 0o100))
+    return dict(sorted(state.items()))
 
 
 def _sha256_file(path: Path) -> str:

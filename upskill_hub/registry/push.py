@@ -51,6 +51,9 @@ if TYPE_CHECKING:
 
 #: Findings ``--allow-unsafe`` never overrides on push: links, special files, escaping paths.
 NEVER_UPLOADED = ESCAPING_RULES | {"symlink", "special-file"}
+#: The Hub stores a file with LFS/Xet when its first 8 KiB hold a NUL byte or it is 10 MiB+.
+_LFS_SNIFF_BYTES = 8192
+_LFS_SIZE = 10 * 1024 * 1024
 
 
 @dataclass(frozen=True)
@@ -91,6 +94,8 @@ class _Prepared:
     staged: Path
     files: list[str]
     card: CardSkill
+    #: Files the Hub would store with LFS/Xet (binary or large), as the copy found them.
+    binary: tuple[str, ...] = ()
 
 
 def push_skills(
@@ -179,7 +184,7 @@ def scan_local(
     with tempfile.TemporaryDirectory(prefix="upskill-scan-") as tmp:
         for index, skill_dir in enumerate(dirs):
             staged = Path(tmp) / str(index) / skill_dir.resolve().name
-            skipped = _copy_files(skill_dir, staged, list_files(skill_dir))
+            skipped, _ = _copy_files(skill_dir, staged, list_files(skill_dir))
             results.append((skill_dir, skipped + scan_tree(staged, limits)))
     return results
 
@@ -193,7 +198,7 @@ def _prepare_all(
         skill = _load_for_push(skill_dir)
         staged = tmp / str(index) / skill_dir.resolve().name
         where = str(skill_dir)
-        skipped = _copy_files(skill_dir, staged, skill.files)
+        skipped, binary = _copy_files(skill_dir, staged, skill.files)
         if skipped:
             raise ScanRefused(
                 (
@@ -211,7 +216,7 @@ def _prepare_all(
             never_allowed=NEVER_UPLOADED,
         )
         card = CardSkill(skill.name, skill.description, skill.files, "", skill.license)
-        prepared.append(_Prepared(skill.name, "", staged, list(skill.files), card))
+        prepared.append(_Prepared(skill.name, "", staged, list(skill.files), card, binary))
     return prepared, warnings
 
 
@@ -233,7 +238,7 @@ def _load_for_push(skill_dir: Path) -> Skill:
 def _with_layout(p: _Prepared, multi: bool) -> _Prepared:
     subpath = f"skills/{p.name}" if multi else ""
     card = CardSkill(p.card.name, p.card.description, p.card.files, subpath, p.card.license)
-    return _Prepared(p.name, subpath, p.staged, p.files, card)
+    return replace(p, subpath=subpath, card=card)
 
 
 def _check_unique(prepared: list[_Prepared]) -> None:
@@ -244,14 +249,18 @@ def _check_unique(prepared: list[_Prepared]) -> None:
         seen.add(p.name)
 
 
-def _copy_files(src: Path, dest: Path, files: list[str]) -> list[ScanFinding]:
-    """Copy the regular files among ``files`` (the ones that would be uploaded) into ``dest``.
+def _copy_files(
+    src: Path, dest: Path, files: list[str]
+) -> tuple[list[ScanFinding], tuple[str, ...]]:
+    """Copy the regular files among ``files`` (the ones that would be uploaded) into ``dest``;
+    returns the skipped ones as findings and the copied ones the Hub would store with LFS/Xet.
 
     Symlinks and special files are never staged, so nothing can follow them to content outside
     the skill; each one is returned as an error finding instead.
     """
     dest.mkdir(parents=True)
     skipped: list[ScanFinding] = []
+    binary: list[str] = []
     for rel in files:
         source, target = src / rel, dest / rel
         st = os.lstat(source)
@@ -265,24 +274,30 @@ def _copy_files(src: Path, dest: Path, files: list[str]) -> list[ScanFinding]:
             skipped.append(ScanFinding("special-file", "error", message, _printable(rel)))
             continue
         target.parent.mkdir(parents=True, exist_ok=True)
-        _copy_regular(source, target)
-    return skipped
+        if _copy_regular(source, target):
+            binary.append(rel)
+    return skipped, tuple(binary)
 
 
-def _copy_regular(source: Path, target: Path) -> None:
-    """Copy one regular file without following a link swapped in since it was listed."""
+def _copy_regular(source: Path, target: Path) -> bool:
+    """Copy one regular file without following a link swapped in since it was listed; returns
+    whether the Hub would store it with LFS/Xet (a NUL byte in its first 8 KiB, or 10 MiB or
+    more), judged from the bytes the copy reads."""
     flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
     try:
         fd = os.open(source, flags)
     except OSError as exc:
         raise UnsafeSkill(f"{source}: cannot read it as a regular file ({exc.strerror})") from exc
     with os.fdopen(fd, "rb") as fh:
-        mode = os.fstat(fh.fileno()).st_mode
-        if not stat.S_ISREG(mode):
+        st = os.fstat(fh.fileno())
+        if not stat.S_ISREG(st.st_mode):
             raise UnsafeSkill(f"{source}: not a regular file; refusing to upload it")
         with open(target, "xb") as out:
+            head = fh.read(_LFS_SNIFF_BYTES)
+            out.write(head)
             shutil.copyfileobj(fh, out)
-    os.chmod(target, 0o755 if mode & 0o111 else 0o644)
+    os.chmod(target, 0o755 if st.st_mode & 0o111 else 0o644)
+    return b"\0" in head or st.st_size >= _LFS_SIZE
 
 
 def _printable(text: str) -> str:
@@ -363,13 +378,6 @@ def _upload(
     )
 
 
-def _needs_lfs(path: Path) -> bool:
-    """Whether the Hub would store ``path`` with LFS/Xet (binary content, or a large file)."""
-    with open(path, "rb") as fh:
-        head = fh.read(8192)
-    return b"\0" in head or path.stat().st_size >= 10 * 1024 * 1024
-
-
 def _check_xet(hub: Hub, prepared: list[_Prepared]) -> None:
     """Refuse, before anything is created, a binary upload that would go through Xet to a
     server that is not the Hugging Face Hub.
@@ -386,7 +394,7 @@ def _check_xet(hub: Hub, prepared: list[_Prepared]) -> None:
     on_the_hub = host == "huggingface.co" or host.endswith(".huggingface.co")
     if on_the_hub or not is_xet_available() or os.environ.get("HF_HUB_DISABLE_XET") == "0":
         return
-    binary = next((rel for p in prepared for rel in p.files if _needs_lfs(p.staged / rel)), None)
+    binary = next((rel for p in prepared for rel in p.binary), None)
     if binary is not None and not constants.HF_HUB_DISABLE_XET:
         raise UsageError(
             f"{binary} is binary and would be uploaded through Xet, which {hub.endpoint} does "

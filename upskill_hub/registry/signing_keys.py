@@ -14,7 +14,7 @@ import binascii
 import hashlib
 import os
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -106,15 +106,8 @@ def load_trusted_keys(
     Each file holds one or more PEM public keys; a file without one, or a key that is not an EC
     key, is a UsageError naming the file.
     """
-    sources = [Path(p) for p in paths]
-    env = os.environ.get(TRUSTED_KEYS_ENV, "") if use_env else ""
-    sources += [Path(p) for p in env.split(os.pathsep) if p.strip()]
     keys: dict[str, TrustedKey] = {}
-    for source in sources:
-        try:
-            data = source.read_bytes()
-        except OSError as exc:
-            raise UsageError(f"{source}: cannot read trusted key file: {exc.strerror}") from None
+    for source, data in _trust_files(paths, TRUSTED_KEYS_ENV if use_env else None, "trusted key"):
         blocks = _PEM_PUBLIC.findall(data)
         if not blocks:
             raise UsageError(f"{source}: no PEM public key (-----BEGIN PUBLIC KEY-----) in it")
@@ -126,6 +119,22 @@ def load_trusted_keys(
             fingerprint = key_fingerprint(pem)
             keys.setdefault(fingerprint, TrustedKey(fingerprint, pem, str(source)))
     return list(keys.values())
+
+
+def _trust_files(
+    paths: Iterable[Path | str], env_var: str | None, what: str
+) -> Iterator[tuple[Path, bytes]]:
+    """Each file of ``paths``, then of ``$env_var`` (``os.pathsep``-separated), with its bytes;
+    one it cannot read is a UsageError naming it (``what`` says what it was meant to hold)."""
+    sources = [Path(p) for p in paths]
+    env = os.environ.get(env_var, "") if env_var else ""
+    sources += [Path(p) for p in env.split(os.pathsep) if p.strip()]
+    for source in sources:
+        try:
+            data = source.read_bytes()
+        except OSError as exc:
+            raise UsageError(f"{source}: cannot read {what} file: {exc.strerror}") from None
+        yield source, data
 
 
 def crypto() -> tuple[Any, Any]:
@@ -206,15 +215,8 @@ def certificate_identity(der: bytes) -> CertificateIdentity:
 def load_trusted_cas(paths: Iterable[Path | str], *, use_env: bool = True) -> list[TrustedCA]:
     """The CA certificates in ``paths`` (plus ``$UPSKILL_HUB_TRUSTED_CAS`` when ``use_env``);
     PEM, one or more per file; UsageError naming a file without one."""
-    sources = [Path(p) for p in paths]
-    env = os.environ.get(TRUSTED_CAS_ENV, "") if use_env else ""
-    sources += [Path(p) for p in env.split(os.pathsep) if p.strip()]
     cas: dict[str, TrustedCA] = {}
-    for source in sources:
-        try:
-            data = source.read_bytes()
-        except OSError as exc:
-            raise UsageError(f"{source}: cannot read certificate file: {exc.strerror}") from None
+    for source, data in _trust_files(paths, TRUSTED_CAS_ENV if use_env else None, "certificate"):
         if not _PEM_CERT.search(data):
             raise UsageError(f"{source}: no PEM certificate (-----BEGIN CERTIFICATE-----) in it")
         for ca in _cas_in(data, str(source)):

@@ -7,7 +7,7 @@ system prompt around that list and the same tools.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from typing import TYPE_CHECKING
 
 from upskill_hub.errors import Param, UsageError
@@ -31,7 +31,7 @@ if TYPE_CHECKING:
     from upskill_hub.evaluation.config import EvalConfig
     from upskill_hub.evaluation.providers.base import Provider
 
-__all__ = ["AgentArms", "check_tool_support", "record_trace", "retry_schedule"]
+__all__ = ["AgentArms", "check_tool_support", "record_trace", "retried_turns", "retry_schedule"]
 
 
 def retry_schedule(config: EvalConfig) -> RetrySchedule:
@@ -54,6 +54,24 @@ def check_tool_support(providers: Sequence[Provider]) -> None:
                 Param("mode"),
                 " inline for it, or an API model",
             )
+
+
+def retried_turns(
+    provider: Provider, messages: list[Message], params: GenerationParams, schedule: RetrySchedule
+) -> Callable[[list[ToolExchange]], Awaitable[tuple[Completion, int]]]:
+    """The ``send`` of :func:`~upskill_hub.evaluation.agent.loop.run_agent`: one tool-calling
+    turn of ``provider`` (the opening ``messages``, the agent's tools), retried as ``schedule``
+    says."""
+
+    async def send(exchanges: list[ToolExchange]) -> tuple[Completion, int]:
+        return await call_with_retries(
+            provider.model_id,
+            lambda: provider.complete_with_tools(messages, exchanges, TOOLS, params),
+            params.timeout,
+            schedule,
+        )
+
+    return send
 
 
 class AgentArms:
@@ -87,15 +105,7 @@ class AgentArms:
     ) -> AgentRun:
         """One sample's exchange; :class:`RetriesExhausted` when a turn fails for good."""
         toolbox = Toolbox(self.skills_for(arm), case.files)
-
-        async def send(exchanges: list[ToolExchange]) -> tuple[Completion, int]:
-            return await call_with_retries(
-                provider.model_id,
-                lambda: provider.complete_with_tools(messages, exchanges, TOOLS, params),
-                params.timeout,
-                self.schedule,
-            )
-
+        send = retried_turns(provider, messages, params, self.schedule)
         return await run_agent(send, toolbox, self.settings)
 
 

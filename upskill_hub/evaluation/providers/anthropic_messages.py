@@ -59,94 +59,27 @@ class AnthropicProvider(SdkProvider):
         return frozenset() if _sdk_takes_temperature() else frozenset({"temperature"})
 
     async def complete(self, messages: Sequence[Message], params: GenerationParams) -> Completion:
-        client = self._client_for_loop()
-        system = "\n\n".join(m.content for m in messages if m.role == "system")
-        request: dict[str, Any] = {
-            "model": self.model,
-            "messages": [
-                {"role": m.role, "content": m.content} for m in messages if m.role != "system"
-            ],
-            "max_tokens": params.max_tokens,
-            "timeout": params.timeout,
-        }
-        if "temperature" not in self.unsupported_params:
-            request["temperature"] = params.temperature
-        if system:
-            request["system"] = system
-        start = time.perf_counter()
-        try:
-            response = await client.messages.create(**request)
-        except Exception as exc:
-            raise self._map_error(exc, params.timeout) from None
-        latency = time.perf_counter() - start
-        blocks = getattr(response, "content", None)
-        if not isinstance(blocks, list):
-            raise http_errors.malformed_error(self.model_id, "no content")
-        text = "".join(
-            getattr(b, "text", "") or "" for b in blocks if getattr(b, "type", "") == "text"
-        )
-        usage = getattr(response, "usage", None)
-        input_tokens = sum(
-            int(getattr(usage, name, 0) or 0)
-            for name in ("input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens")
-        )
-        return Completion(
-            text=text,
-            usage=Usage(
-                input_tokens=input_tokens,
-                output_tokens=int(getattr(usage, "output_tokens", 0) or 0),
-            ),
-            latency_s=latency,
-            model=str(getattr(response, "model", "") or self.model),
-            finish_reason=getattr(response, "stop_reason", None),
-        )
+        response, content, latency = await self._create(messages, [], params)
+        return self._completion(response, content, latency)
 
-    supports_tools = True
-
-    async def complete_with_tools(
+    async def _create(
         self,
         messages: Sequence[Message],
-        exchanges: Sequence[ToolExchange],
-        tools: Sequence[ToolSpec],
+        turns: list[dict[str, Any]],
         params: GenerationParams,
-    ) -> Completion:
-        """Messages with ``tools``; earlier turns go back as assistant ``tool_use`` blocks and
-        one user message of ``tool_result`` blocks."""
+        **extra: Any,
+    ) -> tuple[Any, list[Any], float]:
+        """One Messages call: the system messages joined as ``system``, the others then
+        ``turns`` as ``messages``, ``extra`` more request fields. Returns the response, its
+        content blocks and the latency; failures and replies without content are
+        ProviderErrors."""
         client = self._client_for_loop()
         system = "\n\n".join(m.content for m in messages if m.role == "system")
-        chat: list[dict[str, Any]] = [
-            {"role": m.role, "content": m.content} for m in messages if m.role != "system"
-        ]
-        for turn in exchanges:
-            blocks: list[dict[str, Any]] = []
-            if turn.text:
-                blocks.append({"type": "text", "text": turn.text})
-            blocks += [
-                {"type": "tool_use", "id": c.id, "name": c.name, "input": c.arguments or {}}
-                for c in turn.calls
-            ]
-            chat.append({"role": "assistant", "content": blocks})
-            chat.append(
-                {
-                    "role": "user",
-                    "content": [
-                        {
-                            "type": "tool_result",
-                            "tool_use_id": r.call_id,
-                            "content": r.content,
-                            "is_error": r.is_error,
-                        }
-                        for r in turn.results
-                    ],
-                }
-            )
+        chat = [{"role": m.role, "content": m.content} for m in messages if m.role != "system"]
         request: dict[str, Any] = {
             "model": self.model,
-            "messages": chat,
-            "tools": [
-                {"name": t.name, "description": t.description, "input_schema": t.input_schema}
-                for t in tools
-            ],
+            "messages": chat + turns,
+            **extra,
             "max_tokens": params.max_tokens,
             "timeout": params.timeout,
         }
@@ -163,21 +96,14 @@ class AnthropicProvider(SdkProvider):
         content = getattr(response, "content", None)
         if not isinstance(content, list):
             raise http_errors.malformed_error(self.model_id, "no content")
+        return response, content, latency
+
+    def _completion(
+        self, response: Any, content: list[Any], latency: float, calls: Sequence[ToolCall] = ()
+    ) -> Completion:
         text = "".join(
             getattr(b, "text", "") or "" for b in content if getattr(b, "type", "") == "text"
         )
-        calls = []
-        for i, block in enumerate(content):
-            if getattr(block, "type", "") != "tool_use":
-                continue
-            arguments = getattr(block, "input", None)
-            calls.append(
-                ToolCall(
-                    id=str(getattr(block, "id", "") or f"toolu_{i}"),
-                    name=str(getattr(block, "name", "") or ""),
-                    arguments=dict(arguments) if isinstance(arguments, dict) else None,
-                )
-            )
         usage = getattr(response, "usage", None)
         input_tokens = sum(
             int(getattr(usage, name, 0) or 0)
@@ -194,3 +120,57 @@ class AnthropicProvider(SdkProvider):
             finish_reason=getattr(response, "stop_reason", None),
             tool_calls=tuple(calls),
         )
+
+    supports_tools = True
+
+    async def complete_with_tools(
+        self,
+        messages: Sequence[Message],
+        exchanges: Sequence[ToolExchange],
+        tools: Sequence[ToolSpec],
+        params: GenerationParams,
+    ) -> Completion:
+        """Messages with ``tools``; earlier turns go back as assistant ``tool_use`` blocks and
+        one user message of ``tool_result`` blocks."""
+        turns: list[dict[str, Any]] = []
+        for turn in exchanges:
+            blocks: list[dict[str, Any]] = []
+            if turn.text:
+                blocks.append({"type": "text", "text": turn.text})
+            blocks += [
+                {"type": "tool_use", "id": c.id, "name": c.name, "input": c.arguments or {}}
+                for c in turn.calls
+            ]
+            turns.append({"role": "assistant", "content": blocks})
+            turns.append(
+                {
+                    "role": "user",
+                    "content": [
+                        {
+                            "type": "tool_result",
+                            "tool_use_id": r.call_id,
+                            "content": r.content,
+                            "is_error": r.is_error,
+                        }
+                        for r in turn.results
+                    ],
+                }
+            )
+        offered = [
+            {"name": t.name, "description": t.description, "input_schema": t.input_schema}
+            for t in tools
+        ]
+        response, content, latency = await self._create(messages, turns, params, tools=offered)
+        calls = []
+        for i, block in enumerate(content):
+            if getattr(block, "type", "") != "tool_use":
+                continue
+            arguments = getattr(block, "input", None)
+            calls.append(
+                ToolCall(
+                    id=str(getattr(block, "id", "") or f"toolu_{i}"),
+                    name=str(getattr(block, "name", "") or ""),
+                    arguments=dict(arguments) if isinstance(arguments, dict) else None,
+                )
+            )
+        return self._completion(response, content, latency, calls)

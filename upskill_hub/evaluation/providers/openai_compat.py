@@ -50,10 +50,20 @@ class OpenAICompatProvider(SdkProvider):
         return self._sdk().AsyncOpenAI
 
     async def complete(self, messages: Sequence[Message], params: GenerationParams) -> Completion:
+        chat = [{"role": m.role, "content": m.content} for m in messages]
+        response, choice, latency = await self._create(chat, params)
+        return self._completion(response, choice, latency)
+
+    async def _create(
+        self, chat: list[dict[str, Any]], params: GenerationParams, **extra: Any
+    ) -> tuple[Any, Any, float]:
+        """One chat completion (``extra``: more request fields): the response, its first
+        choice and the latency; failures and replies without a choice are ProviderErrors."""
         client = self._client_for_loop()
         request: dict[str, Any] = {
             "model": self.model,
-            "messages": [{"role": m.role, "content": m.content} for m in messages],
+            "messages": chat,
+            **extra,
             "temperature": params.temperature,
             self._max_tokens_field: params.max_tokens,
             "timeout": params.timeout,
@@ -69,16 +79,22 @@ class OpenAICompatProvider(SdkProvider):
         choices = getattr(response, "choices", None)
         if not choices or getattr(choices[0], "message", None) is None:
             raise http_errors.malformed_error(self.model_id, "no choices")
+        return response, choices[0], latency
+
+    def _completion(
+        self, response: Any, choice: Any, latency: float, calls: Sequence[ToolCall] = ()
+    ) -> Completion:
         usage = getattr(response, "usage", None)
         return Completion(
-            text=choices[0].message.content or "",
+            text=choice.message.content or "",
             usage=Usage(
                 input_tokens=int(getattr(usage, "prompt_tokens", 0) or 0),
                 output_tokens=int(getattr(usage, "completion_tokens", 0) or 0),
             ),
             latency_s=latency,
             model=str(getattr(response, "model", "") or self.model),
-            finish_reason=choices[0].finish_reason,
+            finish_reason=choice.finish_reason,
+            tool_calls=tuple(calls),
         )
 
     supports_tools = True
@@ -92,7 +108,6 @@ class OpenAICompatProvider(SdkProvider):
     ) -> Completion:
         """Chat completions with ``tools`` (function tools); earlier turns go back as assistant
         ``tool_calls`` messages followed by one ``tool`` message per result."""
-        client = self._client_for_loop()
         chat: list[dict[str, Any]] = [{"role": m.role, "content": m.content} for m in messages]
         for turn in exchanges:
             chat.append(
@@ -113,36 +128,19 @@ class OpenAICompatProvider(SdkProvider):
                 {"role": "tool", "tool_call_id": r.call_id, "content": r.content}
                 for r in turn.results
             ]
-        request: dict[str, Any] = {
-            "model": self.model,
-            "messages": chat,
-            "tools": [
-                {
-                    "type": "function",
-                    "function": {
-                        "name": t.name,
-                        "description": t.description,
-                        "parameters": t.input_schema,
-                    },
-                }
-                for t in tools
-            ],
-            "temperature": params.temperature,
-            self._max_tokens_field: params.max_tokens,
-            "timeout": params.timeout,
-        }
-        if params.seed is not None:
-            request["seed"] = params.seed
-        start = time.perf_counter()
-        try:
-            response = await client.chat.completions.create(**request)
-        except Exception as exc:
-            raise self._map_error(exc, params.timeout) from None
-        latency = time.perf_counter() - start
-        choices = getattr(response, "choices", None)
-        if not choices or getattr(choices[0], "message", None) is None:
-            raise http_errors.malformed_error(self.model_id, "no choices")
-        message = choices[0].message
+        offered = [
+            {
+                "type": "function",
+                "function": {
+                    "name": t.name,
+                    "description": t.description,
+                    "parameters": t.input_schema,
+                },
+            }
+            for t in tools
+        ]
+        response, choice, latency = await self._create(chat, params, tools=offered)
+        message = choice.message
         calls = []
         for i, call in enumerate(getattr(message, "tool_calls", None) or []):
             function = getattr(call, "function", None)
@@ -159,15 +157,4 @@ class OpenAICompatProvider(SdkProvider):
                     arguments=arguments if isinstance(arguments, dict) else None,
                 )
             )
-        usage = getattr(response, "usage", None)
-        return Completion(
-            text=message.content or "",
-            usage=Usage(
-                input_tokens=int(getattr(usage, "prompt_tokens", 0) or 0),
-                output_tokens=int(getattr(usage, "completion_tokens", 0) or 0),
-            ),
-            latency_s=latency,
-            model=str(getattr(response, "model", "") or self.model),
-            finish_reason=choices[0].finish_reason,
-            tool_calls=tuple(calls),
-        )
+        return self._completion(response, choice, latency, calls)
