@@ -218,7 +218,7 @@ def merge_run(plan: JobsPlan, run_dir: Path, api: HfApi | None = None) -> MergeR
     )
     folder.write_info(info)
     samples = _SamplesFile(folder.samples_file, total, lighten)
-    summary = build_summary(info, folder, samples, stats, expected, cancelled)  # type: ignore[arg-type]
+    summary = build_summary(info, folder, samples, stats, expected, cancelled)
     folder.write_summary(summary)
     if total:
         try:
