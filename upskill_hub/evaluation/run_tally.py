@@ -53,11 +53,11 @@ class RunTally:
         self._arm: dict[str, int] = {a: i for i, a in enumerate(ARMS)}
         size = len(self.model_ids) * len(self.case_ids) * runs * len(ARMS)
         self.outcome = array("b", [-1]) * size  # -1: not finished, else an index of _OUTCOMES
-        self.passed = array("l", [0]) * size  # assertions passed (benchmark.json)
-        self.checked = array("l", [0]) * size  # assertions graded (skipped ones left out)
+        self.passed = array("i", [0]) * size  # assertions passed (benchmark.json)
+        self.checked = array("i", [0]) * size  # assertions graded (skipped ones left out)
         self.seconds = array("d", [0.0]) * size
         self.tokens = array("q", [0]) * size
-        self.tool_calls = array("l", [0]) * size
+        self.tool_calls = array("i", [0]) * size
         self.models: dict[str, ModelTally] = {}
         self.agent = AgentTally()
         self.counts = SampleCounts()
