@@ -45,7 +45,7 @@ from __future__ import annotations
 
 import asyncio
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -66,7 +66,7 @@ from upskill_hub.evaluation.run_dir import (
 from upskill_hub.evaluation.run_info import build_summary, new_run_info, skill_sha256
 from upskill_hub.evaluation.run_plan import RunHooks, RunPlan
 from upskill_hub.evaluation.run_tally import RunRecords, RunTally
-from upskill_hub.evaluation.sample_stream import resume_records
+from upskill_hub.evaluation.sample_stream import KeptSamples, resume_records
 from upskill_hub.evaluation.schedule import all_keys
 from upskill_hub.evaluation.session import Session, SessionWork
 from upskill_hub.evaluation.types import Sample
@@ -171,7 +171,8 @@ async def _run(
     model_ids = pool.model_ids
     skill_sha = skill_sha256(skill.skill_md_text)
     keys = all_keys(model_ids, cases, config.runs, config.arms)
-    done: dict[SampleKey, Sample] = {}
+    done: dict[SampleKey, int] = {}  # the keys a resume keeps (their line numbers)
+    resumed: Collection[Sample] = ()
     if plan.resume_from is not None:
         folder = RunFolder(Path(plan.resume_from))
         info = folder.read_info()
@@ -179,6 +180,7 @@ async def _run(
         # errored, duplicate and half-written lines are dropped (the file rewritten) before
         # appending again; a file with nothing to drop is left as it is
         done = resume_records(folder.samples_file, set(keys)).done
+        resumed = KeptSamples(folder.samples_file, len(done))
     else:
         if plan.run_dir is not None:
             path = Path(plan.run_dir)
@@ -215,7 +217,7 @@ async def _run(
         hooks = replace(hooks, on_sample=preload_after_first_call(hooks.on_sample))
     tally = RunTally(model_ids, [c.id for c in cases], config.runs)
     work = SessionWork(
-        pending=[k for k in keys if k not in done], done=done, total=len(keys), tally=tally
+        pending=[k for k in keys if k not in done], done=resumed, total=len(keys), tally=tally
     )
     log = SampleLog(folder.samples_file)
     session = Session(config, pool, skill=skill, cases=cases, work=work, log=log, hooks=hooks)

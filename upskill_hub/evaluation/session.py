@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+from collections.abc import Collection
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -74,11 +75,11 @@ def capped_reply(text: str) -> tuple[str, str]:
 @dataclass
 class SessionWork:
     """What one session has to do: the keys still to run (in scheduling order), the samples a
-    resumed run already holds (compact records will do; counted into ``tally`` and then
-    dropped), how many samples the whole run has, and the tally of its finished samples."""
+    resumed run already holds (read once, to count them into ``tally``), how many samples the
+    whole run has, and the tally of its finished samples."""
 
     pending: list[SampleKey]
-    done: dict[SampleKey, Sample]
+    done: Collection[Sample]
     total: int
     tally: RunTally  # counts the finished samples (the resumed ones first)
 
@@ -117,10 +118,9 @@ class Session:
         self.redact = Redactor([config.api_key])
         self.started = time.monotonic()
         self.counts = {"pass": 0, "fail": 0, "error": 0}
-        for sample in done.values():
+        for sample in done:  # counted, not kept
             self.counts[sample.outcome] += 1
             self.tally.add(sample)
-        done.clear()  # counted: the resumed records need not stay in memory
         self.messages: dict[tuple[str, Arm], tuple[list[Message], str]] = {}
         self.agent = None
         if config.agent is not None:  # agent mode: skill loaded through tools
