@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -253,3 +254,25 @@ def test_the_running_tallies_give_what_the_samples_give(skill: Skill, tmp_path: 
     _same_as_full_samples(resumed, models)
     assert resumed.errors == 0 and resumed.missing == 0
     assert resumed.stats[0].with_skill.total == 15
+
+
+def test_a_model_queue_draws_its_keys_only_as_they_are_taken() -> None:
+    """The runner hands each model its keys as a generator: none is made before its turn."""
+    import asyncio
+
+    from upskill_hub.evaluation.model_queue import ModelQueue
+
+    drawn: list[int] = []
+
+    def keys() -> Iterator[tuple[str, str, int, str]]:
+        for run in (1, 2, 3):
+            drawn.append(run)
+            yield ("m", "case-0", run, "baseline")
+
+    queue = ModelQueue(keys(), count=3)
+    assert len(queue) == 3 and drawn == []
+    queue.retry_later(("m", "case-9", 1, "baseline"), 0.0, attempts=1, pause=False)
+    assert asyncio.run(queue.next()) == ("m", "case-9", 1, "baseline")  # a due retry first
+    assert asyncio.run(queue.next()) == ("m", "case-0", 1, "baseline") and drawn == [1]
+    assert len(queue) == 2
+    assert [asyncio.run(queue.next()) for _ in range(3)][-1] is None and drawn == [1, 2, 3]

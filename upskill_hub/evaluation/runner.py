@@ -45,6 +45,7 @@ from __future__ import annotations
 
 import asyncio
 import threading
+from collections import Counter
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import replace
 from pathlib import Path
@@ -52,6 +53,7 @@ from typing import TYPE_CHECKING
 
 from upskill_hub.errors import Param, UpskillHubError, UsageError
 from upskill_hub.evaluation.config import EvalConfig, SkillLike
+from upskill_hub.evaluation.model_queue import ModelQueue
 from upskill_hub.evaluation.provider_pool import ProviderPool
 from upskill_hub.evaluation.records import RunSession
 from upskill_hub.evaluation.results import EvalResult, Progress
@@ -67,7 +69,7 @@ from upskill_hub.evaluation.run_info import build_summary, new_run_info, skill_s
 from upskill_hub.evaluation.run_plan import RunHooks, RunPlan
 from upskill_hub.evaluation.run_tally import RunRecords, RunTally
 from upskill_hub.evaluation.sample_stream import KeptSamples, resume_records
-from upskill_hub.evaluation.schedule import all_keys
+from upskill_hub.evaluation.schedule import model_keys
 from upskill_hub.evaluation.session import Session, SessionWork
 from upskill_hub.evaluation.types import Sample
 from upskill_hub.skill.testcases import TestCase
@@ -170,7 +172,9 @@ async def _run(
 ) -> EvalResult:
     model_ids = pool.model_ids
     skill_sha = skill_sha256(skill.skill_md_text)
-    keys = all_keys(model_ids, cases, config.runs, config.arms)
+    # the keys are generated per model as workers take them, never held all at once
+    expected = len(model_ids) * len(cases) * config.runs * len(config.arms)
+    tally = RunTally(model_ids, [c.id for c in cases], config.runs)
     done: dict[SampleKey, int] = {}  # the keys a resume keeps (their line numbers)
     resumed: Collection[Sample] = ()
     if plan.resume_from is not None:
@@ -179,7 +183,7 @@ async def _run(
         check_resume(folder, info, model_ids, cases, config, skill_sha)
         # errored, duplicate and half-written lines are dropped (the file rewritten) before
         # appending again; a file with nothing to drop is left as it is
-        done = resume_records(folder.samples_file, set(keys)).done
+        done = resume_records(folder.samples_file, _Keys(tally, config.arms)).done
         resumed = KeptSamples(folder.samples_file, len(done))
     else:
         if plan.run_dir is not None:
@@ -215,10 +219,15 @@ async def _run(
         from upskill_hub.evaluation.chart import preload_after_first_call
 
         hooks = replace(hooks, on_sample=preload_after_first_call(hooks.on_sample))
-    tally = RunTally(model_ids, [c.id for c in cases], config.runs)
-    work = SessionWork(
-        pending=[k for k in keys if k not in done], done=resumed, total=len(keys), tally=tally
-    )
+    done_per_model = Counter(key[0] for key in done)
+    queues = {
+        model: ModelQueue(
+            model_keys(model, cases, config.runs, config.arms, done),
+            count=expected // len(model_ids) - done_per_model[model],
+        )
+        for model in model_ids
+    }
+    work = SessionWork(pending=[], done=resumed, total=expected, tally=tally, queues=queues)
     log = SampleLog(folder.samples_file)
     session = Session(config, pool, skill=skill, cases=cases, work=work, log=log, hooks=hooks)
     status = "interrupted"
@@ -240,7 +249,7 @@ async def _run(
     from upskill_hub.evaluation.statistics import summarize_tallies
 
     stats = summarize_tallies(tally.models)
-    summary = build_summary(info, folder, tally.counts, stats, len(keys), session.cancelled)
+    summary = build_summary(info, folder, tally.counts, stats, expected, session.cancelled)
     if config.agent is not None:
         summary.agent = tally.agent.entries()
     folder.write_summary(summary)
@@ -250,7 +259,7 @@ async def _run(
         records=RunRecords(folder.samples_file, tally),
         stats=stats,
         summary=summary.to_dict(),
-        expected=len(keys),
+        expected=expected,
         cancelled=session.cancelled,
     )
     result.warnings += _unsent_params_warnings(pool, config)
@@ -262,6 +271,18 @@ async def _run(
         except Exception as exc:  # the chart is a nicety; the numbers are in summary.json
             result.warnings.append(f"lift.png not written: {type(exc).__name__}: {exc}")
     return result
+
+
+class _Keys:
+    """The run's keys as a container (``key in keys``), without a set of them."""
+
+    def __init__(self, tally: RunTally, arms: Sequence[str]) -> None:
+        self.tally, self.arms = tally, set(arms)
+
+    def __contains__(self, key: object) -> bool:
+        if not isinstance(key, tuple) or len(key) != 4 or key[3] not in self.arms:
+            return False
+        return self.tally.index(key) is not None
 
 
 def _unsent_params_warnings(pool: ProviderPool, config: EvalConfig) -> list[str]:

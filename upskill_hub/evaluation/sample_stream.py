@@ -16,7 +16,7 @@ import dataclasses
 import json
 import logging
 import sys
-from collections.abc import Collection, Iterator
+from collections.abc import Collection, Container, Iterator
 from pathlib import Path
 
 from upskill_hub.atomic_io import atomic_write_chunks
@@ -115,7 +115,7 @@ class KeptSamples(Collection[Sample]):
         return any(sample == item for sample in self)
 
 
-def resume_records(path: Path, wanted: set[SampleKey]) -> ResumeScan:
+def resume_records(path: Path, wanted: Container[SampleKey]) -> ResumeScan:
     """Read samples.jsonl line by line for a resume: keep the last sample of each wanted key
     unless it errored; rewrite the file (atomically, streaming) only when a line must go.
     Holds a line number per key, not the samples."""

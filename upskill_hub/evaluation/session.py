@@ -82,6 +82,7 @@ class SessionWork:
     done: Collection[Sample]
     total: int
     tally: RunTally  # counts the finished samples (the resumed ones first)
+    queues: dict[str, ModelQueue] | None = None  # given: each model's keys, instead of pending
 
 
 class Session:
@@ -102,7 +103,7 @@ class Session:
         self.providers = providers
         self.by_id = providers.by_id()
         self.cases = {c.id: c for c in cases}
-        self.queues: dict[str, ModelQueue] = {}
+        self.queues: dict[str, ModelQueue] = dict(work.queues or {})
         for key in work.pending:
             self.queues.setdefault(key[0], ModelQueue(())).pending.append(key)
         self.tasks: list[asyncio.Task[None]] = []
