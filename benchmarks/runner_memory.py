@@ -5,7 +5,7 @@ provider that answers at once with a ~4 KB output: 4 models x 50 cases x R runs 
 concurrency 16 per model, the whole runner path (prompts, redaction, assertions, samples.jsonl
 with group commit, summary.json, benchmark.json). It prints the peak RSS, the growth over the
 RSS before the run started, and the wall time. The goal is a peak flat in the number of
-samples (the outputs stay on disk; memory holds one compact record per sample).
+samples (the outputs stay on disk; memory holds running tallies, a few bytes per sample).
 
 Then a resume of the largest run folder, twice: with nothing to drop (no request is sent; the
 file must not be rewritten: same inode and mtime) and after tearing its last line (one request;

@@ -23,6 +23,7 @@ from tests.support.llm_servers import (
 )
 from upskill_hub.errors import UsageError
 from upskill_hub.evaluation.agent import AgentSettings
+from upskill_hub.evaluation.agent.usage import agent_usage
 from upskill_hub.evaluation.config import EvalConfig
 from upskill_hub.evaluation.providers.embedded import EmbeddedProvider
 from upskill_hub.evaluation.report import notes
@@ -301,6 +302,10 @@ def test_cli_agent_mode_and_resume(cli_skill: Path, tmp_path: Path) -> None:
         assert skill_arm["loaded_skill"] == 2 and skill_arm["samples"] == 2
         assert skill_arm["files_read"] == {"references/answer.md": 2}
         assert skill_arm["mean_turns"] == 3
+        # the runner's running tally gives what the full samples (in key order) give
+        full = read_samples(run_dir / "samples.jsonl")
+        full.sort(key=lambda s: (s.case_id, s.run, s.arm))
+        assert summary["agent"] == agent_usage(full)
         assert any(
             "with_skill: skill loaded in 2/2 samples, 3 turns on average; files read: "
             "references/answer.md x2" in line

@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -18,7 +19,7 @@ from tests.support.llm_servers import last_user_message, openai_server, skill_aw
 from upskill_hub.evaluation.agent.usage import agent_usage
 from upskill_hub.evaluation.benchmark import benchmark
 from upskill_hub.evaluation.providers.resolve import resolve_model
-from upskill_hub.evaluation.results import Progress
+from upskill_hub.evaluation.results import EvalResult, Progress
 from upskill_hub.evaluation.resume import config_from_run
 from upskill_hub.evaluation.run_dir import RunFolder, read_samples
 from upskill_hub.evaluation.runner import evaluate
@@ -199,3 +200,79 @@ def test_a_sample_is_on_disk_before_it_is_reported(skill: Skill, tmp_path: Path)
         config = fast(base_url=srv.base_url, runs=3, concurrency=4)
         evaluate(skill, cases(4), config, run_dir=run_dir, on_sample=on_sample, write_chart=False)
     assert len(seen) == 24 and all(seen)
+
+
+def _same_as_full_samples(result: EvalResult, models: list[str]) -> None:
+    """summary.json, benchmark.json and the result's counts and records are those computed
+    from the run's full samples in key order (model, case, run, arm)."""
+    arm = {"baseline": 0, "with_skill": 1}
+    full = read_samples(result.run_dir / "samples.jsonl")
+    full.sort(key=lambda s: (models.index(s.model), s.case_id, s.run, arm[s.arm]))
+    summary = json.loads((result.run_dir / "summary.json").read_text(encoding="utf-8"))
+    expected = [m.to_dict(extended=True) for m in summarize(full)]
+    assert summary["models"] == expected
+    assert [m.to_dict(extended=True) for m in result.stats] == expected
+    errors = sum(1 for s in full if s.outcome == "error")
+    assert summary["errors"] == result.errors == errors
+    assert summary["samples"] == len(full) == len(result.records)
+    assert [r.key for r in result.records] == [s.key for s in full]
+    assert [s.to_dict() for s in result.samples] == [s.to_dict() for s in full]
+    info = RunFolder(result.run_dir).read_info()
+    written = json.loads((result.run_dir / "benchmark.json").read_text(encoding="utf-8"))
+    theirs = benchmark(info, full)
+    written["metadata"].pop("timestamp"), theirs["metadata"].pop("timestamp")
+    assert written == theirs
+
+
+def test_the_running_tallies_give_what_the_samples_give(skill: Skill, tmp_path: Path) -> None:
+    """Samples finish out of key order, on two models, some errored, then a resume adds the
+    missing ones to the tallies of the samples it kept: every figure is the one the full
+    samples give."""
+    with openai_server(RESPONDER) as a, openai_server(RESPONDER) as b:
+        for _ in range(3):
+            a.inject("500")
+        b.inject("hang", seconds=0.3)  # one slow request: the others overtake it
+        providers = {
+            "fake-model": resolve_model("fake-model", base_url=a.base_url, api_key="x"),
+            "other-model": resolve_model("other-model", base_url=b.base_url, api_key="x"),
+        }
+        models = list(providers)
+        config = fast(models=models, runs=3, retries=0, concurrency=3)
+        first = evaluate(
+            skill, cases(5), config, output_root=tmp_path, providers=providers, write_chart=False
+        )
+        assert first.errors == 3 and first.missing == 3 and len(first.records) == 60
+        _same_as_full_samples(first, models)
+        resumed = evaluate(
+            skill,
+            cases(5),
+            config,
+            resume_from=first.run_dir,
+            providers=providers,
+            write_chart=False,
+        )
+    _same_as_full_samples(resumed, models)
+    assert resumed.errors == 0 and resumed.missing == 0
+    assert resumed.stats[0].with_skill.total == 15
+
+
+def test_a_model_queue_draws_its_keys_only_as_they_are_taken() -> None:
+    """The runner hands each model its keys as a generator: none is made before its turn."""
+    import asyncio
+
+    from upskill_hub.evaluation.model_queue import ModelQueue
+
+    drawn: list[int] = []
+
+    def keys() -> Iterator[tuple[str, str, int, str]]:
+        for run in (1, 2, 3):
+            drawn.append(run)
+            yield ("m", "case-0", run, "baseline")
+
+    queue = ModelQueue(keys(), count=3)
+    assert len(queue) == 3 and drawn == []
+    queue.retry_later(("m", "case-9", 1, "baseline"), 0.0, attempts=1, pause=False)
+    assert asyncio.run(queue.next()) == ("m", "case-9", 1, "baseline")  # a due retry first
+    assert asyncio.run(queue.next()) == ("m", "case-0", 1, "baseline") and drawn == [1]
+    assert len(queue) == 2
+    assert [asyncio.run(queue.next()) for _ in range(3)][-1] is None and drawn == [1, 2, 3]

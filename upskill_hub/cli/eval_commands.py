@@ -450,7 +450,7 @@ def eval_command(
         import json
 
         resume_cmd = json.loads(info).get("resume", "")
-        saved = sum(1 for s in result.records if s.outcome != "error")
+        saved = result.expected - result.missing
         raise EvalCancelled(
             f"cancelled: {saved} of {result.expected} samples saved in {result.run_dir}; "
             f"resume with: {resume_cmd}"

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import json
 import statistics
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -35,28 +35,54 @@ from upskill_hub.evaluation.records import RunInfo
 from upskill_hub.evaluation.run_dir import utc_now
 from upskill_hub.evaluation.types import Sample
 
-__all__ = ["BENCHMARK_FILE", "benchmark", "write_benchmark"]
+__all__ = [
+    "BENCHMARK_FILE",
+    "benchmark",
+    "benchmark_chunks",
+    "benchmark_head",
+    "run_entry",
+    "run_result",
+    "sample_checks",
+    "write_benchmark",
+]
 
 BENCHMARK_FILE = "benchmark.json"
 _GUIDE_ARM = {"with_skill": "with_skill", "baseline": "without_skill"}
 _METRICS = ("pass_rate", "time_seconds", "tokens")
 
 
-def _run_result(sample: Sample) -> dict[str, Any]:
+def sample_checks(sample: Sample) -> tuple[int, int]:
+    """(assertions passed, assertions graded): skipped ones left out."""
     graded = [a for a in sample.assertions if a.status != "skipped"]
-    passed = sum(1 for a in graded if a.passed)
-    total = len(graded)
-    errored = sample.outcome == "error"
+    return sum(1 for a in graded if a.passed), len(graded)
+
+
+def run_result(
+    passed: int, total: int, latency_s: float, tokens: int, tool_calls: int, errored: bool
+) -> dict[str, Any]:
+    """A run's ``result`` from the figures of its sample."""
     return {
         "pass_rate": round(passed / total, 6) if total and not errored else 0.0,
         "passed": passed,
         "failed": total - passed,
         "total": total,
-        "time_seconds": round(sample.latency_s, 4),
-        "tokens": sample.input_tokens + sample.output_tokens,
-        "tool_calls": len(sample.tool_calls),
+        "time_seconds": round(latency_s, 4),
+        "tokens": tokens,
+        "tool_calls": tool_calls,
         "errors": 1 if errored else 0,
     }
+
+
+def _run_result(sample: Sample) -> dict[str, Any]:
+    passed, total = sample_checks(sample)
+    return run_result(
+        passed,
+        total,
+        sample.latency_s,
+        sample.input_tokens + sample.output_tokens,
+        len(sample.tool_calls),
+        sample.outcome == "error",
+    )
 
 
 def _spread(values: Sequence[float]) -> dict[str, float]:
@@ -74,7 +100,7 @@ def _signed(value: float, digits: int) -> str:
     return f"{value:+.{digits}f}"
 
 
-def _summary(values: dict[str, dict[str, list[float]]]) -> dict[str, Any]:
+def _summary(values: Mapping[str, Mapping[str, Sequence[float]]]) -> dict[str, Any]:
     """Spreads per arm (``values[arm][metric]``: the non-error runs' figures) and the delta."""
     out: dict[str, Any] = {}
     counts = {}
@@ -92,15 +118,22 @@ def _summary(values: dict[str, dict[str, list[float]]]) -> dict[str, Any]:
     return out
 
 
-def _run(s: Sample) -> dict[str, Any]:
+def run_entry(
+    case_id: str, model: str, arm: str, run: int, result: dict[str, Any]
+) -> dict[str, Any]:
+    """One entry of ``runs``."""
     return {
-        "eval_id": s.case_id,
-        "eval_name": s.case_id,
-        "model": s.model,
-        "configuration": _GUIDE_ARM.get(s.arm, s.arm),
-        "run_number": s.run,
-        "result": _run_result(s),
+        "eval_id": case_id,
+        "eval_name": case_id,
+        "model": model,
+        "configuration": _GUIDE_ARM.get(arm, arm),
+        "run_number": run,
+        "result": result,
     }
+
+
+def _run(s: Sample) -> dict[str, Any]:
+    return run_entry(s.case_id, s.model, s.arm, s.run, _run_result(s))
 
 
 def _models(info: RunInfo, samples: Sequence[Sample]) -> list[str]:
@@ -114,21 +147,29 @@ def _models(info: RunInfo, samples: Sequence[Sample]) -> list[str]:
     return models
 
 
-def _head(info: RunInfo, samples: Sequence[Sample]) -> tuple[dict[str, Any], list[str]]:
-    """benchmark.json without its runs (``"runs": []``), and the models in the runs' order.
-    Holds a few floats per sample, never the runs themselves."""
-    models = _models(info, samples)
-    values: dict[str, dict[str, dict[str, list[float]]]] = {m: {} for m in models}
+def _values(samples: Iterable[Sample], model: str) -> dict[str, dict[str, list[float]]]:
+    """``values[arm][metric]``: one model's non-error runs' figures, in sample order."""
+    values: dict[str, dict[str, list[float]]] = {}
     for s in samples:
-        if s.outcome == "error":
+        if s.model != model or s.outcome == "error":
             continue
         result = _run_result(s)
-        arm = values[s.model].setdefault(_GUIDE_ARM.get(s.arm, s.arm), {})
+        arm = values.setdefault(_GUIDE_ARM.get(s.arm, s.arm), {})
         for metric in _METRICS:
             arm.setdefault(metric, []).append(float(result[metric]))
-    summaries = {m: _summary(values[m]) for m in models}
+    return values
+
+
+def benchmark_head(
+    info: RunInfo,
+    models: list[str],
+    values: Callable[[str], Mapping[str, Mapping[str, Sequence[float]]]],
+) -> dict[str, Any]:
+    """benchmark.json without its runs (``"runs": []``); ``values(model)`` gives that model's
+    figures (one model's at a time, never the runs themselves)."""
+    summaries = {m: _summary(values(m)) for m in models}
     first = models[0] if models else None
-    head = {
+    return {
         "metadata": {
             "skill_name": info.skill.name or None,
             "skill_path": info.skill.ref,
@@ -144,7 +185,12 @@ def _head(info: RunInfo, samples: Sequence[Sample]) -> tuple[dict[str, Any], lis
         "run_summary": summaries.get(first, _summary({})) if first else _summary({}),
         "models": summaries,
     }
-    return head, models
+
+
+def _head(info: RunInfo, samples: Sequence[Sample]) -> tuple[dict[str, Any], list[str]]:
+    """benchmark.json without its runs (``"runs": []``), and the models in the runs' order."""
+    models = _models(info, samples)
+    return benchmark_head(info, models, lambda m: _values(samples, m)), models
 
 
 def benchmark(info: RunInfo, samples: Sequence[Sample]) -> dict[str, Any]:
@@ -154,29 +200,30 @@ def benchmark(info: RunInfo, samples: Sequence[Sample]) -> dict[str, Any]:
     return head
 
 
-def _chunks(info: RunInfo, samples: Sequence[Sample]) -> Iterator[bytes]:
-    """The text of ``json.dumps(benchmark(...), indent=2)``, one run at a time."""
-    head, models = _head(info, samples)
+def benchmark_chunks(head: dict[str, Any], runs: Iterable[dict[str, Any]]) -> Iterator[bytes]:
+    """The text of ``json.dumps(head with its "runs", indent=2)``, one run at a time."""
     text = json.dumps(head, indent=2, ensure_ascii=False) + "\n"
     marker = '\n  "runs": [],\n'
     before, after = text.split(marker, 1)
-    if not samples:
+    sep = None
+    for run in runs:
+        if sep is None:
+            yield (before + '\n  "runs": [\n').encode("utf-8")
+            sep = ""
+        text_run = json.dumps(run, indent=2, ensure_ascii=False)
+        yield (sep + "    " + text_run.replace("\n", "\n    ")).encode("utf-8")
+        sep = ",\n"
+    if sep is None:
         yield text.encode("utf-8")
         return
-    yield (before + '\n  "runs": [\n').encode("utf-8")
-    sep = ""
-    for model in models:
-        for s in samples:
-            if s.model == model:
-                run = json.dumps(_run(s), indent=2, ensure_ascii=False)
-                yield (sep + "    " + run.replace("\n", "\n    ")).encode("utf-8")
-                sep = ",\n"
     yield ("\n  ],\n" + after).encode("utf-8")
 
 
 def write_benchmark(run_dir: Path, info: RunInfo, samples: Sequence[Sample]) -> Path:
     """Write ``benchmark.json`` into ``run_dir`` atomically, streamed run by run (a large run
     never holds its runs' JSON in memory); returns its path."""
+    head, models = _head(info, samples)
+    runs = (_run(s) for m in models for s in samples if s.model == m)
     path = Path(run_dir) / BENCHMARK_FILE
-    atomic_write_chunks(path, _chunks(info, samples))
+    atomic_write_chunks(path, benchmark_chunks(head, runs))
     return path

@@ -14,7 +14,7 @@ import heapq
 import itertools
 import time
 from collections import deque
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 
 __all__ = ["ModelQueue"]
 
@@ -24,15 +24,19 @@ SampleKey = tuple[str, str, int, str]
 class ModelQueue:
     """The keys of one model in scheduling order, plus delayed retries and a pause."""
 
-    def __init__(self, keys: Iterable[SampleKey]) -> None:
-        self.pending: deque[SampleKey] = deque(keys)
+    def __init__(self, keys: Iterable[SampleKey], count: int | None = None) -> None:
+        """``count`` given: ``keys`` (that many) are drawn one at a time when their turn comes,
+        never held all at once; else they are queued now."""
+        self.pending: deque[SampleKey] = deque(() if count is not None else keys)
+        self._source: Iterator[SampleKey] = iter(keys if count is not None else ())
+        self._left = count or 0
         self.delayed: list[tuple[float, int, SampleKey]] = []  # heap of (due, order, key)
         self.attempts: dict[SampleKey, int] = {}  # tries made so far, for keys being retried
         self.paused_until = 0.0
         self._order = itertools.count()
 
     def __len__(self) -> int:
-        return len(self.pending) + len(self.delayed)
+        return len(self.pending) + self._left + len(self.delayed)
 
     async def next(self) -> SampleKey | None:
         """The next key to send: a retry whose delay is over first, then a new key; waits while
@@ -46,6 +50,9 @@ class ModelQueue:
                 return heapq.heappop(self.delayed)[2]
             if self.pending:
                 return self.pending.popleft()
+            if self._left > 0:
+                self._left -= 1
+                return next(self._source)
             if not self.delayed:
                 return None
             await asyncio.sleep(self.delayed[0][0] - now)

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 from upskill_hub.evaluation.types import Sample
 
 if TYPE_CHECKING:
+    from upskill_hub.evaluation.run_tally import RunRecords
     from upskill_hub.evaluation.statistics import ModelStats
 
 __all__ = ["EvalResult", "Progress"]
@@ -32,15 +33,15 @@ class Progress:
 class EvalResult:
     """What :func:`~upskill_hub.evaluation.runner.run_eval` returns.
 
-    ``records`` hold one compact sample per finished key, in key order: what the statistics
-    read (outcome, tokens, latency, each assertion's type and status, errors, tool calls), with
-    no output, assertion reasons or finish time, so a large run does not hold its outputs in
-    memory. ``samples`` are the same samples in full, read from the run folder's samples.jsonl
-    on first use (and then kept); :meth:`iter_samples` streams them one at a time instead.
+    ``records`` give one compact sample per finished key, in key order (no output, assertion
+    reasons or finish time), read from the run folder's samples.jsonl each time they are
+    iterated; ``len(records)`` and the counts here come from the run's tallies, so the result
+    holds no sample. ``samples`` are the same samples in full, read on first use (and then
+    kept); :meth:`iter_samples` streams them one at a time instead.
     """
 
     run_dir: Path
-    records: list[Sample]
+    records: RunRecords
     stats: list[ModelStats]
     summary: dict[str, Any]
     expected: int
@@ -54,22 +55,23 @@ class EvalResult:
         from upskill_hub.evaluation.run_dir import SAMPLES_FILE
         from upskill_hub.evaluation.sample_stream import iter_samples
 
-        wanted = {r.key for r in self.records}
+        tally = self.records.tally
         for sample in iter_samples(self.run_dir / SAMPLES_FILE):
-            if sample.key in wanted:
+            if tally.has(sample.key):
                 yield sample
 
     @property
     def samples(self) -> list[Sample]:
         """One full sample per finished key, in key order (read from the run folder once)."""
         if self._full is None:
-            found = {s.key: s for s in self.iter_samples()}
-            self._full = [found[r.key] for r in self.records if r.key in found]
+            tally = self.records.tally
+            found = {tally.index(s.key): s for s in self.iter_samples()}
+            self._full = [found[i] for i in sorted(i for i in found if i is not None)]
         return self._full
 
     @property
     def errors(self) -> int:
-        return sum(1 for s in self.records if s.outcome == "error")
+        return self.records.tally.errors
 
     def unmeasured(self) -> str | None:
         """One line naming the first model with an arm where no sample was graded (every request
@@ -79,14 +81,7 @@ class EvalResult:
                 if numbers is None or numbers.answered > 0:
                     continue
                 key = arm.replace(" ", "_")
-                first = next(
-                    (
-                        s.error
-                        for s in self.records
-                        if s.model == stats.model and s.arm == key and s.outcome == "error"
-                    ),
-                    None,
-                )
+                first = self.records.tally.first_error.get((stats.model, key), (0, None))[1]
                 failed = numbers.errors + numbers.rejected
                 what = f"every request of the {arm} arm failed ({failed} errors)"
                 if not failed:
@@ -100,4 +95,5 @@ class EvalResult:
     @property
     def missing(self) -> int:
         """Keys without a finished, non-error sample (what a resume would run)."""
-        return self.expected - sum(1 for s in self.records if s.outcome != "error")
+        tally = self.records.tally
+        return self.expected - (tally.count - tally.errors)

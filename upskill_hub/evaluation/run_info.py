@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import hashlib
 import shlex
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 from urllib.parse import urlsplit, urlunsplit
@@ -22,7 +22,8 @@ from urllib.parse import urlsplit, urlunsplit
 from upskill_hub import __version__
 from upskill_hub.evaluation.records import RunInfo, RunSkill, RunSummary, params_dict
 from upskill_hub.evaluation.run_dir import FORMAT_VERSION, RunFolder, utc_now
-from upskill_hub.evaluation.statistics import LIFT_METHOD, STATS_VERSION, prompt_rejected
+from upskill_hub.evaluation.statistics import LIFT_METHOD, STATS_VERSION
+from upskill_hub.evaluation.tallies import SampleCounts
 from upskill_hub.evaluation.types import Sample
 from upskill_hub.skill.testcases import TestCase
 
@@ -155,14 +156,14 @@ def new_run_info(
 def build_summary(
     info: RunInfo,
     folder: RunFolder,
-    samples: list[Sample],
+    samples: Iterable[Sample] | SampleCounts,
     stats: list[ModelStats],
     expected: int,
     cancelled: bool,
 ) -> RunSummary:
-    """summary.json."""
-    done = sum(1 for s in samples if s.outcome != "error")
-    skipped = sum(1 for s in samples for a in s.assertions if a.status == "skipped")
+    """summary.json (``samples`` may be their :class:`SampleCounts`, what it counts of them)."""
+    counts = samples if isinstance(samples, SampleCounts) else SampleCounts.of(samples)
+    done = counts.samples - counts.errors
     return RunSummary(
         format=FORMAT_VERSION,
         # 2: lift and its interval by test case (paired t); absent (1): Newcombe over samples
@@ -175,12 +176,12 @@ def build_summary(
         run_dir=str(folder.path),
         complete=done == expected,
         cancelled=cancelled,
-        samples=len(samples),
+        samples=counts.samples,
         expected_samples=expected,
-        errors=sum(1 for s in samples if s.outcome == "error"),
+        errors=counts.errors,
         # errors refused for their prompt (context length, content filter): graded as fails
-        rejected=sum(1 for s in samples if prompt_rejected(s)),
-        skipped_assertions=skipped,
+        rejected=counts.rejected,
+        skipped_assertions=counts.skipped,
         generated_at=utc_now(),
         models=[m.to_dict(extended=True) for m in stats],
     )

@@ -20,9 +20,10 @@ What it fixes from upskill 0.2.1:
   fsync per group of lines), so Ctrl-C, a crash or a kill loses no finished sample;
   ``resume_from`` runs only what is missing or errored, reading samples.jsonl line by line and
   rewriting it only when a line must be dropped;
-* only a compact record of each sample (no output, no assertion reasons) stays in memory; the
-  summary is computed from those, and :attr:`EvalResult.samples` reads the full samples back
-  from the run folder when asked;
+* no sample stays in memory: running tallies (:class:`~upskill_hub.evaluation.run_tally.RunTally`:
+  counts, sums, one latency and a few fixed-width numbers per sample) give summary.json,
+  benchmark.json and the agent usage; :attr:`EvalResult.records` and
+  :attr:`EvalResult.samples` read the samples back from the run folder when asked;
 * temperature, seed and max_tokens reach the provider; the run folder records them and the exact
   command that reproduces the run, never an API key. A parameter a provider cannot send (its
   ``unsupported_params``) becomes a warning of the result.
@@ -44,13 +45,15 @@ from __future__ import annotations
 
 import asyncio
 import threading
-from collections.abc import Callable, Sequence
+from collections import Counter
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from upskill_hub.errors import Param, UpskillHubError, UsageError
 from upskill_hub.evaluation.config import EvalConfig, SkillLike
+from upskill_hub.evaluation.model_queue import ModelQueue
 from upskill_hub.evaluation.provider_pool import ProviderPool
 from upskill_hub.evaluation.records import RunSession
 from upskill_hub.evaluation.results import EvalResult, Progress
@@ -64,8 +67,9 @@ from upskill_hub.evaluation.run_dir import (
 )
 from upskill_hub.evaluation.run_info import build_summary, new_run_info, skill_sha256
 from upskill_hub.evaluation.run_plan import RunHooks, RunPlan
-from upskill_hub.evaluation.sample_stream import resume_records
-from upskill_hub.evaluation.schedule import all_keys, sample_order
+from upskill_hub.evaluation.run_tally import RunRecords, RunTally
+from upskill_hub.evaluation.sample_stream import KeptSamples, resume_records
+from upskill_hub.evaluation.schedule import model_keys
 from upskill_hub.evaluation.session import Session, SessionWork
 from upskill_hub.evaluation.types import Sample
 from upskill_hub.skill.testcases import TestCase
@@ -168,15 +172,19 @@ async def _run(
 ) -> EvalResult:
     model_ids = pool.model_ids
     skill_sha = skill_sha256(skill.skill_md_text)
-    keys = all_keys(model_ids, cases, config.runs, config.arms)
-    done: dict[SampleKey, Sample] = {}
+    # the keys are generated per model as workers take them, never held all at once
+    expected = len(model_ids) * len(cases) * config.runs * len(config.arms)
+    tally = RunTally(model_ids, [c.id for c in cases], config.runs)
+    done: dict[SampleKey, int] = {}  # the keys a resume keeps (their line numbers)
+    resumed: Collection[Sample] = ()
     if plan.resume_from is not None:
         folder = RunFolder(Path(plan.resume_from))
         info = folder.read_info()
         check_resume(folder, info, model_ids, cases, config, skill_sha)
         # errored, duplicate and half-written lines are dropped (the file rewritten) before
         # appending again; a file with nothing to drop is left as it is
-        done = resume_records(folder.samples_file, set(keys)).done
+        done = resume_records(folder.samples_file, _Keys(tally, config.arms)).done
+        resumed = KeptSamples(folder.samples_file, len(done))
     else:
         if plan.run_dir is not None:
             path = Path(plan.run_dir)
@@ -211,7 +219,15 @@ async def _run(
         from upskill_hub.evaluation.chart import preload_after_first_call
 
         hooks = replace(hooks, on_sample=preload_after_first_call(hooks.on_sample))
-    work = SessionWork(pending=[k for k in keys if k not in done], done=done, total=len(keys))
+    done_per_model = Counter(key[0] for key in done)
+    queues = {
+        model: ModelQueue(
+            model_keys(model, cases, config.runs, config.arms, done),
+            count=expected // len(model_ids) - done_per_model[model],
+        )
+        for model in model_ids
+    }
+    work = SessionWork(pending=[], done=resumed, total=expected, tally=tally, queues=queues)
     log = SampleLog(folder.samples_file)
     session = Session(config, pool, skill=skill, cases=cases, work=work, log=log, hooks=hooks)
     status = "interrupted"
@@ -224,35 +240,30 @@ async def _run(
         except OSError as exc:
             raise UpskillHubError(f"{folder.samples_file}: cannot write samples ({exc})") from exc
         finally:
-            samples = sorted(session.done.values(), key=sample_order(model_ids, cases))
             session_info.finished_at = utc_now()
-            session_info.samples = len(samples) - session.resumed
+            session_info.samples = tally.count - session.resumed
             info.finished_at = session_info.finished_at
             info.status = status
             folder.write_info(info)
 
-    from upskill_hub.evaluation.statistics import summarize
+    from upskill_hub.evaluation.statistics import summarize_tallies
 
-    stats = summarize(samples)
-    summary = build_summary(info, folder, samples, stats, len(keys), session.cancelled)
+    stats = summarize_tallies(tally.models)
+    summary = build_summary(info, folder, tally.counts, stats, expected, session.cancelled)
     if config.agent is not None:
-        from upskill_hub.evaluation.agent.usage import agent_usage
-
-        summary.agent = agent_usage(samples)
+        summary.agent = tally.agent.entries()
     folder.write_summary(summary)
-    from upskill_hub.evaluation.benchmark import write_benchmark
-
-    write_benchmark(folder.path, info, samples)
+    tally.write_benchmark(folder.path, info)
     result = EvalResult(
         run_dir=folder.path,
-        records=samples,
+        records=RunRecords(folder.samples_file, tally),
         stats=stats,
         summary=summary.to_dict(),
-        expected=len(keys),
+        expected=expected,
         cancelled=session.cancelled,
     )
     result.warnings += _unsent_params_warnings(pool, config)
-    if plan.write_chart and samples:
+    if plan.write_chart and tally.count:
         try:
             from upskill_hub.evaluation.chart import write_lift_chart
 
@@ -260,6 +271,18 @@ async def _run(
         except Exception as exc:  # the chart is a nicety; the numbers are in summary.json
             result.warnings.append(f"lift.png not written: {type(exc).__name__}: {exc}")
     return result
+
+
+class _Keys:
+    """The run's keys as a container (``key in keys``), without a set of them."""
+
+    def __init__(self, tally: RunTally, arms: Sequence[str]) -> None:
+        self.tally, self.arms = tally, set(arms)
+
+    def __contains__(self, key: object) -> bool:
+        if not isinstance(key, tuple) or len(key) != 4 or key[3] not in self.arms:
+            return False
+        return self.tally.index(key) is not None
 
 
 def _unsent_params_warnings(pool: ProviderPool, config: EvalConfig) -> list[str]:

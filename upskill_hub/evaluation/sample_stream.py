@@ -1,12 +1,13 @@
-"""samples.jsonl without holding it: compact per-sample records for the summary, streaming
-reads, and the resume scan that rewrites the file only when a line must go.
+"""samples.jsonl without holding it: compact per-sample records, streaming reads, and the
+resume scan that rewrites the file only when a line must go.
 
-A run keeps in memory only what its summary needs of each sample (:func:`compact`: the sample
-without its output and assertion reasons); the full samples stay in samples.jsonl and are read
-back one line at a time (:func:`iter_samples`). A resume (:func:`resume_records`) reads the file
-line by line and leaves it untouched (same inode, same bytes) unless a line must be dropped: a
-torn or unreadable line, an errored sample to run again, a key written twice, a key the run no
-longer has. Then the lines kept are streamed to a new file that replaces the old atomically.
+A run keeps no sample in memory; the full samples stay in samples.jsonl and are read back one
+line at a time (:func:`iter_samples`; :func:`compact` drops a sample's output and assertion
+reasons). A resume (:func:`resume_records`) reads the file line by line, holding a line number
+per key (the samples kept are read again afterwards, :class:`KeptSamples`), and leaves it
+untouched (same inode, same bytes) unless a line must be dropped: a torn or unreadable line, an
+errored sample to run again, a key written twice, a key the run no longer has. Then the lines
+kept are streamed to a new file that replaces the old atomically.
 """
 
 from __future__ import annotations
@@ -15,13 +16,13 @@ import dataclasses
 import json
 import logging
 import sys
-from collections.abc import Iterator
+from collections.abc import Collection, Container, Iterator
 from pathlib import Path
 
 from upskill_hub.atomic_io import atomic_write_chunks
 from upskill_hub.evaluation.types import AssertionResult, Sample
 
-__all__ = ["ResumeScan", "compact", "iter_samples", "resume_records"]
+__all__ = ["KeptSamples", "ResumeScan", "compact", "iter_samples", "resume_records"]
 
 log = logging.getLogger(__name__)
 
@@ -87,19 +88,38 @@ def iter_samples(path: Path) -> Iterator[Sample]:
 
 @dataclasses.dataclass
 class ResumeScan:
-    """What a resume found in samples.jsonl: the compact records of the finished, non-error
-    samples it keeps (by key), and whether the file had to be rewritten to drop lines."""
+    """What a resume found in samples.jsonl: the line number (as read) of each finished,
+    non-error sample it keeps, by key, and whether the file had to be rewritten to drop lines.
+    After the scan the file holds exactly the samples kept (:class:`KeptSamples` reads them)."""
 
-    done: dict[SampleKey, Sample]
+    done: dict[SampleKey, int]
     rewritten: bool = False
     dropped: int = 0
 
 
-def resume_records(path: Path, wanted: set[SampleKey]) -> ResumeScan:
+class KeptSamples(Collection[Sample]):
+    """The samples a resume kept, as compact records read from samples.jsonl each time they
+    are iterated (after :func:`resume_records` the file holds exactly these, one per line)."""
+
+    def __init__(self, path: Path, count: int) -> None:
+        self.path, self.count = Path(path), count
+
+    def __len__(self) -> int:
+        return self.count
+
+    def __iter__(self) -> Iterator[Sample]:
+        for sample in iter_samples(self.path):
+            yield compact(sample)
+
+    def __contains__(self, item: object) -> bool:
+        return any(sample == item for sample in self)
+
+
+def resume_records(path: Path, wanted: Container[SampleKey]) -> ResumeScan:
     """Read samples.jsonl line by line for a resume: keep the last sample of each wanted key
-    unless it errored; rewrite the file (atomically, streaming) only when a line must go."""
+    unless it errored; rewrite the file (atomically, streaming) only when a line must go.
+    Holds a line number per key, not the samples."""
     path = Path(path)
-    done: dict[SampleKey, Sample] = {}
     kept_line: dict[SampleKey, int] = {}
     lines = 0
     for number, raw in _lines(path):
@@ -107,16 +127,13 @@ def resume_records(path: Path, wanted: set[SampleKey]) -> ResumeScan:
         sample = _parse(raw, path, number)
         if sample is None:
             continue
-        record = compact(sample)
-        key = record.key  # built from the record's shared strings, not the line's
+        key = (sys.intern(sample.model), sys.intern(sample.case_id), sample.run, sample.arm)
         kept_line.pop(key, None)  # the last line of a key wins
-        done.pop(key, None)
-        if key in wanted and record.outcome != "error":
+        if key in wanted and sample.outcome != "error":
             kept_line[key] = number
-            done[key] = record
     complete = _ends_with_newline(path)
     if len(kept_line) == lines and complete:
-        return ResumeScan(done)
+        return ResumeScan(kept_line)
     keep = set(kept_line.values())
 
     def chunks() -> Iterator[bytes]:
@@ -125,7 +142,7 @@ def resume_records(path: Path, wanted: set[SampleKey]) -> ResumeScan:
                 yield raw if raw.endswith(b"\n") else raw + b"\n"
 
     atomic_write_chunks(path, chunks())
-    return ResumeScan(done, rewritten=True, dropped=lines - len(keep))
+    return ResumeScan(kept_line, rewritten=True, dropped=lines - len(keep))
 
 
 def _ends_with_newline(path: Path) -> bool:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Container, Iterable, Iterator, Sequence
 from dataclasses import replace
 from typing import Any
 
@@ -10,7 +10,7 @@ from upskill_hub.evaluation.run_dir import SampleKey
 from upskill_hub.evaluation.types import ARMS, Arm, GenerationParams, Sample
 from upskill_hub.skill.testcases import TestCase
 
-__all__ = ["all_keys", "run_params", "sample_order"]
+__all__ = ["all_keys", "model_keys", "run_params", "sample_order"]
 
 
 def run_params(params: GenerationParams, run: int) -> GenerationParams:
@@ -38,6 +38,24 @@ def all_keys(
         for arm in arm_list
         for case in cases
     ]
+
+
+def model_keys(
+    model: str,
+    cases: Sequence[TestCase],
+    runs: int,
+    arms: Iterable[Arm],
+    skip: Container[SampleKey] = (),
+) -> Iterator[SampleKey]:
+    """One model's keys of :func:`all_keys`, in the same order, generated one at a time
+    (those in ``skip`` left out)."""
+    arm_list = list(arms)
+    for run in range(1, runs + 1):
+        for arm in arm_list:
+            for case in cases:
+                key = (model, case.id, run, arm)
+                if key not in skip:
+                    yield key
 
 
 def sample_order(models: Sequence[str], cases: Sequence[TestCase]) -> Callable[[Sample], Any]:

@@ -9,7 +9,7 @@ over instead of holding a worker. A sample still failing after its retries is ou
 with a redacted message. Outputs, error messages and assertion reasons go
 through :class:`upskill_hub.secrets.Redactor` before a sample is recorded; assertions see the
 unredacted output. Each finished sample is queued for disk at once; the session then keeps only
-its compact record (:func:`~upskill_hub.evaluation.sample_stream.compact`), so memory does not
+its running tallies (:class:`~upskill_hub.evaluation.run_tally.RunTally`), so memory does not
 grow with the outputs.
 """
 
@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+from collections.abc import Collection
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -32,7 +33,7 @@ from upskill_hub.evaluation.retry import (
     retry_delay,
 )
 from upskill_hub.evaluation.run_dir import SampleKey, SampleLog, utc_now
-from upskill_hub.evaluation.sample_stream import compact
+from upskill_hub.evaluation.run_tally import RunTally
 from upskill_hub.evaluation.schedule import run_params
 from upskill_hub.evaluation.types import (
     Arm,
@@ -74,12 +75,14 @@ def capped_reply(text: str) -> tuple[str, str]:
 @dataclass
 class SessionWork:
     """What one session has to do: the keys still to run (in scheduling order), the samples a
-    resumed run already holds (compact records will do), and how many samples the whole run
-    has."""
+    resumed run already holds (read once, to count them into ``tally``), how many samples the
+    whole run has, and the tally of its finished samples."""
 
     pending: list[SampleKey]
-    done: dict[SampleKey, Sample]
+    done: Collection[Sample]
     total: int
+    tally: RunTally  # counts the finished samples (the resumed ones first)
+    queues: dict[str, ModelQueue] | None = None  # given: each model's keys, instead of pending
 
 
 class Session:
@@ -100,11 +103,12 @@ class Session:
         self.providers = providers
         self.by_id = providers.by_id()
         self.cases = {c.id: c for c in cases}
-        self.queues: dict[str, ModelQueue] = {}
+        self.queues: dict[str, ModelQueue] = dict(work.queues or {})
         for key in work.pending:
             self.queues.setdefault(key[0], ModelQueue(())).pending.append(key)
         self.tasks: list[asyncio.Task[None]] = []
-        self.done = done = work.done
+        done = work.done
+        self.tally = work.tally
         self.total = work.total
         self.resumed = self.reported = len(done)
         self.log = log
@@ -115,8 +119,9 @@ class Session:
         self.redact = Redactor([config.api_key])
         self.started = time.monotonic()
         self.counts = {"pass": 0, "fail": 0, "error": 0}
-        for sample in done.values():
+        for sample in done:  # counted, not kept
             self.counts[sample.outcome] += 1
+            self.tally.add(sample)
         self.messages: dict[tuple[str, Arm], tuple[list[Message], str]] = {}
         self.agent = None
         if config.agent is not None:  # agent mode: skill loaded through tools
@@ -192,10 +197,10 @@ class Session:
 
     def _record(self, key: SampleKey, sample: Sample) -> int:
         """Queue the sample for disk and count it; synchronous, so never half-done (a worker
-        cancelled later still leaves it in samples.jsonl and the summary). Only its compact
-        record stays in memory. Returns its line number in the log."""
+        cancelled later still leaves it in samples.jsonl and the summary). Only its running
+        tallies stay in memory. Returns its line number in the log."""
         line = self.log.append(sample)
-        self.done[key] = compact(sample)  # the scheduled key: no new tuple per sample
+        self.tally.add(sample)
         return line
 
     def _report(self, sample: Sample) -> None:

@@ -43,7 +43,25 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from upskill_hub.evaluation.tallies import (
+    ArmTally,
+    ModelTally,
+    graded_outcome,
+    prompt_rejected,
+    tally_models,
+)
 from upskill_hub.evaluation.types import Sample
+
+__all__ = [
+    "ArmStats",
+    "ModelStats",
+    "adjust_across_models",
+    "arm_stats",
+    "graded_outcome",
+    "prompt_rejected",
+    "summarize",
+    "summarize_tallies",
+]
 
 STATS_VERSION = 2
 LIFT_METHOD = "paired_t_by_case"
@@ -55,20 +73,6 @@ NO_DATA, ALL_FAILED = "no data", "no data (every request failed)"
 TOO_FEW = "too few cases"
 NO_PAIRS = "no data (no case graded in both arms)"
 NOT_COMPARABLE = "not comparable"
-
-# Final request errors caused by the prompt itself (what the skill adds), not by the service.
-_PROMPT_REJECTIONS = (
-    "context_length_exceeded",
-    "maximum context length",
-    "context length",
-    "context window",
-    "prompt is too long",
-    "too many tokens",
-    "content_filter",
-    "content filter",
-    "content management policy",
-)
-
 
 # --------------------------------------------------------------------------- distributions
 
@@ -316,32 +320,12 @@ def _pair(value: tuple[float, float] | None) -> list[float | None] | None:
     return None if value is None else [_r(value[0]), _r(value[1])]
 
 
-def prompt_rejected(sample: Sample) -> bool:
-    """Whether an errored sample was refused for its prompt (context length, content filter)."""
-    if sample.outcome != "error" or not sample.error:
-        return False
-    text = sample.error.lower()
-    return any(marker in text for marker in _PROMPT_REJECTIONS)
-
-
-def graded_outcome(sample: Sample) -> str:
-    """``pass`` / ``fail`` / ``error``: a request refused for its prompt is a ``fail``."""
-    if sample.outcome == "error" and prompt_rejected(sample):
-        return "fail"
-    return sample.outcome
-
-
 def _case_tally(samples: Iterable[Sample]) -> dict[str, tuple[int, int]]:
     """``case_id -> (passed, graded)`` in first-seen order (cases with graded samples only)."""
-    tally: dict[str, list[int]] = {}
+    arm = ArmTally()
     for s in samples:
-        outcome = graded_outcome(s)
-        if outcome == "error":
-            continue
-        row = tally.setdefault(s.case_id, [0, 0])
-        row[0] += outcome == "pass"
-        row[1] += 1
-    return {case: (p, g) for case, (p, g) in tally.items()}
+        arm.add(s)
+    return arm.tally()
 
 
 @dataclass(frozen=True)
@@ -450,23 +434,30 @@ class ModelStats:
 
 def arm_stats(samples: Sequence[Sample]) -> ArmStats:
     """The numbers of one arm's samples."""
-    graded = [s for s in samples if graded_outcome(s) != "error"]
-    answered = [s for s in graded if s.outcome != "error"]  # rejections carry no tokens
-    passed = sum(1 for s in graded if s.outcome == "pass")
-    total = len(graded)
-    tally = _case_tally(samples)
+    arm = ArmTally()
+    for s in samples:
+        arm.add(s)
+    return arm_stats_of(arm)
+
+
+def arm_stats_of(arm: ArmTally) -> ArmStats:
+    """The numbers of one arm from its tally."""
+    total = arm.graded
+    answered = arm.answered  # rejections carry no tokens
+    tally = arm.tally()
     ci, n_eff = clustered_rate_interval(list(tally.values()))
     return ArmStats(
-        pass_rate=passed / total if total else None,
-        passed=passed,
+        pass_rate=arm.passed / total if total else None,
+        passed=arm.passed,
         total=total,
-        errors=len(samples) - total,
+        errors=arm.samples - total,
         ci95=ci,
-        input_tokens=stats.fmean(s.input_tokens for s in answered) if answered else None,
-        output_tokens=stats.fmean(s.output_tokens for s in answered) if answered else None,
-        latency_s=stats.median(s.latency_s for s in answered) if answered else None,
-        skipped_assertions=sum(1 for s in graded for a in s.assertions if a.status == "skipped"),
-        rejected=sum(1 for s in samples if prompt_rejected(s)),
+        # fmean of ints: the exact sum rounded once, over n
+        input_tokens=float(arm.input_tokens) / answered if answered else None,
+        output_tokens=float(arm.output_tokens) / answered if answered else None,
+        latency_s=stats.median(arm.latencies) if answered else None,
+        skipped_assertions=arm.skipped,
+        rejected=arm.rejected,
         cases=len(tally),
         n_effective=n_eff,
         pass_all_runs=sum(1 for p, g in tally.values() if p == g) / len(tally) if tally else None,
@@ -543,32 +534,27 @@ def _case_table(
     return rows
 
 
-def _excluded_reason(
-    excluded: list[str], base: Sequence[Sample], skill: Sequence[Sample]
-) -> str | None:
+def _excluded_reason(excluded: list[str], base: ArmTally, skill: ArmTally) -> str | None:
     if not excluded:
         return None
-    seen = {(s.case_id, s.arm) for s in (*base, *skill)}
-    missing = sum(
-        1 for c in excluded if (c, "baseline") not in seen or (c, "with_skill") not in seen
-    )
+    missing = sum(1 for c in excluded if c not in base.seen or c not in skill.seen)
     n = len(excluded)
     what = "every request errored in one arm" if not missing else "not run in one arm"
     return f"{n} case{'s' if n != 1 else ''} excluded: {what}"
 
 
-def _model_stats(model: str, samples: list[Sample]) -> ModelStats:
-    base = [s for s in samples if s.arm == "baseline"]
-    skill = [s for s in samples if s.arm == "with_skill"]
-    with_arm = arm_stats(skill)
-    runs = len({s.run for s in samples})
-    order = list(dict.fromkeys(s.case_id for s in samples))
+def _model_stats(model: str, tally: ModelTally) -> ModelStats:
+    base = tally.arms.get("baseline")
+    skill = tally.arms.get("with_skill") or ArmTally()
+    with_arm = arm_stats_of(skill)
+    runs = len(tally.runs)
+    order = tally.case_order()
     cases = len(order)
-    if not base:
+    if base is None or not base.samples:
         verdict = _no_data(with_arm) or NO_BASELINE
         return ModelStats(model, runs, cases, None, with_arm, None, None, None, verdict)
-    base_arm = arm_stats(base)
-    base_tally, skill_tally = _case_tally(base), _case_tally(skill)
+    base_arm = arm_stats_of(base)
+    base_tally, skill_tally = base.tally(), skill.tally()
     table = _case_table(base_tally, skill_tally, order)
     counts = {c: sum(1 for r in table if r["category"] == c) for c in CASE_CATEGORIES}
     paired = [c for c in order if c in base_tally and c in skill_tally]
@@ -647,10 +633,13 @@ def _holm(models: list[ModelStats]) -> list[ModelStats]:
 def summarize(samples: Iterable[Sample]) -> list[ModelStats]:
     """One :class:`ModelStats` per model, in the order models first appear; verdicts
     Holm-adjusted when several models were measured."""
-    by_model: dict[str, list[Sample]] = {}
-    for sample in samples:
-        by_model.setdefault(sample.model, []).append(sample)
-    return _holm([_model_stats(model, group) for model, group in by_model.items()])
+    return summarize_tallies(tally_models(samples))
+
+
+def summarize_tallies(models: dict[str, ModelTally]) -> list[ModelStats]:
+    """:func:`summarize` from running tallies (models and cases ordered by first position)."""
+    order = sorted(models, key=lambda m: models[m].first)
+    return _holm([_model_stats(model, models[model]) for model in order])
 
 
 def adjust_across_models(models: list[ModelStats]) -> list[ModelStats]:

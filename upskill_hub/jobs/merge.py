@@ -148,7 +148,8 @@ def merge_run(plan: JobsPlan, run_dir: Path, api: HfApi | None = None) -> MergeR
     from upskill_hub.evaluation.records import RunSession
     from upskill_hub.evaluation.run_dir import RunFolder, utc_now
     from upskill_hub.evaluation.run_info import build_summary
-    from upskill_hub.evaluation.statistics import adjust_across_models, summarize
+    from upskill_hub.evaluation.statistics import adjust_across_models, summarize_tallies
+    from upskill_hub.evaluation.tallies import ModelTally
 
     if api is None:
         from huggingface_hub import HfApi
@@ -157,7 +158,8 @@ def merge_run(plan: JobsPlan, run_dir: Path, api: HfApi | None = None) -> MergeR
     folder = RunFolder(Path(run_dir))
     info = folder.read_info()
     arm_order = {a: i for i, a in enumerate(("baseline", "with_skill"))}
-    light: list[Sample] = []  # one model's samples, without outputs: what its statistics read
+    light: dict[str, ModelTally] = {}  # one model's running tallies: what its statistics read
+    position = 0  # of the sample in the merged file: the tallies' order
     stats: list[ModelStats] = []
     lighten = _Lightener()
     missing = errors = total = 0
@@ -188,14 +190,19 @@ def merge_run(plan: JobsPlan, run_dir: Path, api: HfApi | None = None) -> MergeR
                         line, data = found
                         ok += data.get("outcome") != "error"
                     out.write(line + "\n")
-                    light.append(lighten(data))
+                    sample = lighten(data)
+                    tally = light.get(sample.model)
+                    if tally is None:
+                        tally = light[sample.model] = ModelTally(position)
+                    tally.add(sample, position)
+                    position += 1
                 shard.done = ok
                 total += len(keys)
                 errors += len(keys) - ok
                 following = plan.shards[index + 1] if index + 1 < len(plan.shards) else None
                 if following is None or following.model != shard.model:
-                    stats += summarize(light)  # shards of a model follow each other
-                    light = []
+                    stats += summarize_tallies(light)  # shards of a model follow each other
+                    light = {}
             out.flush()
             os.fsync(out.fileno())
         os.replace(tmp_name, folder.samples_file)
@@ -218,7 +225,7 @@ def merge_run(plan: JobsPlan, run_dir: Path, api: HfApi | None = None) -> MergeR
     )
     folder.write_info(info)
     samples = _SamplesFile(folder.samples_file, total, lighten)
-    summary = build_summary(info, folder, samples, stats, expected, cancelled)  # type: ignore[arg-type]
+    summary = build_summary(info, folder, samples, stats, expected, cancelled)
     folder.write_summary(summary)
     if total:
         try:

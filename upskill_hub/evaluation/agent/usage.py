@@ -4,42 +4,71 @@ summary.json (``agent``) and printed under the lift table."""
 
 from __future__ import annotations
 
-import statistics
 from collections import Counter
 from collections.abc import Iterable
 from typing import Any
 
 from upskill_hub.evaluation.types import Sample
 
-__all__ = ["agent_notes", "agent_usage"]
+__all__ = ["AgentTally", "agent_notes", "agent_usage"]
+
+
+class _Group:
+    __slots__ = ("first", "loaded", "reads", "refused", "samples", "stopped", "turns")
+
+    def __init__(self, first: int) -> None:
+        self.first = first
+        self.samples = self.loaded = self.turns = self.stopped = self.refused = 0
+        self.reads: Counter[str] = Counter()
+
+
+class AgentTally:
+    """:func:`agent_usage` kept as running counts per model and arm (a Counter of the files
+    read), updated one sample at a time; ``index`` is the sample's position (its order)."""
+
+    def __init__(self) -> None:
+        self.groups: dict[tuple[str, str], _Group] = {}
+
+    def add(self, s: Sample, index: int) -> None:
+        if s.outcome == "error" or s.turns is None:
+            return
+        group = self.groups.get((s.model, s.arm))
+        if group is None:
+            group = self.groups[(s.model, s.arm)] = _Group(index)
+        group.first = min(group.first, index)
+        group.samples += 1
+        group.loaded += any(t.tool == "Skill" and t.ok for t in s.tool_calls)
+        group.turns += s.turns or 0
+        group.stopped += bool(s.stopped)
+        group.refused += sum(1 for t in s.tool_calls if not t.ok)
+        group.reads.update(t.input for t in s.tool_calls if t.tool == "Read" and t.ok)
+
+    def entries(self) -> list[dict[str, Any]]:
+        """One entry per model and arm, in order of first sample."""
+        out = []
+        for (model, arm), g in sorted(self.groups.items(), key=lambda kv: kv[1].first):
+            out.append(
+                {
+                    "model": model,
+                    "arm": arm,
+                    "samples": g.samples,
+                    "loaded_skill": g.loaded,
+                    # fmean of ints: the exact sum rounded once, over n
+                    "mean_turns": round(float(g.turns) / g.samples, 3),
+                    "stopped": g.stopped,
+                    "refused_calls": g.refused,
+                    "files_read": dict(sorted(g.reads.items(), key=lambda kv: (-kv[1], kv[0]))),
+                }
+            )
+        return out
 
 
 def agent_usage(samples: Iterable[Sample]) -> list[dict[str, Any]]:
     """One entry per model and arm, in order of first sample, errored samples left out."""
-    groups: dict[tuple[str, str], list[Sample]] = {}
-    for s in samples:
-        if s.outcome != "error" and s.turns is not None:
-            groups.setdefault((s.model, s.arm), []).append(s)
-    out = []
-    for (model, arm), group in groups.items():
-        reads: Counter[str] = Counter(
-            t.input for s in group for t in s.tool_calls if t.tool == "Read" and t.ok
-        )
-        out.append(
-            {
-                "model": model,
-                "arm": arm,
-                "samples": len(group),
-                "loaded_skill": sum(
-                    1 for s in group if any(t.tool == "Skill" and t.ok for t in s.tool_calls)
-                ),
-                "mean_turns": round(statistics.fmean(s.turns or 0 for s in group), 3),
-                "stopped": sum(1 for s in group if s.stopped),
-                "refused_calls": sum(1 for s in group for t in s.tool_calls if not t.ok),
-                "files_read": dict(sorted(reads.items(), key=lambda kv: (-kv[1], kv[0]))),
-            }
-        )
-    return out
+    tally = AgentTally()
+    for index, sample in enumerate(samples):
+        tally.add(sample, index)
+    return tally.entries()
 
 
 def agent_notes(summary: dict[str, Any]) -> list[str]:

@@ -1,0 +1,169 @@
+"""Running tallies of graded samples: what the statistics and summary.json read of each sample,
+kept as counts, sums and one float per answered sample instead of the samples themselves.
+
+:func:`~upskill_hub.evaluation.statistics.summarize` builds these from a list of samples; the
+runner updates them as each sample finishes (:mod:`~upskill_hub.evaluation.run_tally`), so
+both compute the same numbers by the same code. Each tally remembers the first position
+(``index``) a model, a case or an error was seen at: the order the statistics report them in.
+"""
+
+from __future__ import annotations
+
+from array import array
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from upskill_hub.evaluation.types import Sample
+
+__all__ = ["ArmTally", "ModelTally", "SampleCounts", "graded_outcome", "prompt_rejected"]
+
+# Final request errors caused by the prompt itself (what the skill adds), not by the service.
+_PROMPT_REJECTIONS = (
+    "context_length_exceeded",
+    "maximum context length",
+    "context length",
+    "context window",
+    "prompt is too long",
+    "too many tokens",
+    "content_filter",
+    "content filter",
+    "content management policy",
+)
+
+
+def prompt_rejected(sample: Sample) -> bool:
+    """Whether an errored sample was refused for its prompt (context length, content filter)."""
+    if sample.outcome != "error" or not sample.error:
+        return False
+    text = sample.error.lower()
+    return any(marker in text for marker in _PROMPT_REJECTIONS)
+
+
+def graded_outcome(sample: Sample) -> str:
+    """``pass`` / ``fail`` / ``error``: a request refused for its prompt is a ``fail``."""
+    if sample.outcome == "error" and prompt_rejected(sample):
+        return "fail"
+    return sample.outcome
+
+
+def skipped_assertions(sample: Sample) -> int:
+    return sum(1 for a in sample.assertions if a.status == "skipped")
+
+
+class ArmTally:
+    """One model's samples in one arm: counts, token sums and latencies of answered samples,
+    and ``case_id -> [passed, graded]`` (cases with graded samples only)."""
+
+    __slots__ = (
+        "cases",
+        "graded",
+        "input_tokens",
+        "latencies",
+        "output_tokens",
+        "passed",
+        "rejected",
+        "samples",
+        "seen",
+        "skipped",
+    )
+
+    def __init__(self) -> None:
+        self.samples = 0  # every sample, errors included
+        self.graded = 0  # prompt rejections included (as fails)
+        self.passed = 0
+        self.rejected = 0
+        self.skipped = 0  # skipped assertions of graded samples
+        self.input_tokens = 0  # sums over answered samples
+        self.output_tokens = 0
+        self.latencies = array("d")  # one per answered sample
+        self.cases: dict[str, list[int]] = {}
+        self.seen: set[str] = set()  # cases with any sample
+
+    def add(self, sample: Sample) -> None:
+        self.samples += 1
+        self.seen.add(sample.case_id)
+        graded = graded_outcome(sample)
+        if graded == "error":
+            return
+        self.graded += 1
+        row = self.cases.get(sample.case_id)
+        if row is None:
+            row = self.cases[sample.case_id] = [0, 0]
+        row[0] += graded == "pass"
+        row[1] += 1
+        self.passed += sample.outcome == "pass"
+        self.skipped += skipped_assertions(sample)
+        if sample.outcome == "error":  # refused for its prompt: no tokens, no latency
+            self.rejected += 1
+            return
+        self.input_tokens += sample.input_tokens
+        self.output_tokens += sample.output_tokens
+        self.latencies.append(sample.latency_s)
+
+    @property
+    def answered(self) -> int:
+        return len(self.latencies)
+
+    def tally(self) -> dict[str, tuple[int, int]]:
+        return {case: (p, g) for case, (p, g) in self.cases.items()}
+
+
+class ModelTally:
+    """One model's arms, the runs seen, and where each case was first seen."""
+
+    __slots__ = ("arms", "case_first", "first", "runs")
+
+    def __init__(self, first: int) -> None:
+        self.first = first
+        self.runs: set[int] = set()
+        self.case_first: dict[str, int] = {}
+        self.arms: dict[str, ArmTally] = {}
+
+    def add(self, sample: Sample, index: int) -> None:
+        self.first = min(self.first, index)
+        self.runs.add(sample.run)
+        seen = self.case_first.get(sample.case_id)
+        if seen is None or index < seen:
+            self.case_first[sample.case_id] = index
+        arm = self.arms.get(sample.arm)
+        if arm is None:
+            arm = self.arms[sample.arm] = ArmTally()
+        arm.add(sample)
+
+    def case_order(self) -> list[str]:
+        """The cases in the order first seen."""
+        return sorted(self.case_first, key=self.case_first.__getitem__)
+
+
+def tally_models(samples: Iterable[Sample]) -> dict[str, ModelTally]:
+    """One :class:`ModelTally` per model, the samples' positions as their order."""
+    models: dict[str, ModelTally] = {}
+    for index, sample in enumerate(samples):
+        found = models.get(sample.model)
+        if found is None:
+            found = models[sample.model] = ModelTally(index)
+        found.add(sample, index)
+    return models
+
+
+@dataclass
+class SampleCounts:
+    """What summary.json counts over all samples of a run."""
+
+    samples: int = 0
+    errors: int = 0
+    rejected: int = 0  # errors refused for their prompt: graded as fails
+    skipped: int = 0  # skipped assertions
+
+    def add(self, sample: Sample) -> None:
+        self.samples += 1
+        self.errors += sample.outcome == "error"
+        self.rejected += prompt_rejected(sample)
+        self.skipped += skipped_assertions(sample)
+
+    @classmethod
+    def of(cls, samples: Iterable[Sample]) -> SampleCounts:
+        counts = cls()
+        for sample in samples:
+            counts.add(sample)
+        return counts
