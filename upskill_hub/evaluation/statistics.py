@@ -105,14 +105,6 @@ def _pair(value: tuple[float, float] | None) -> list[float | None] | None:
     return None if value is None else [_r(value[0]), _r(value[1])]
 
 
-def _case_tally(samples: Iterable[Sample]) -> dict[str, tuple[int, int]]:
-    """``case_id -> (passed, graded)`` in first-seen order (cases with graded samples only)."""
-    arm = ArmTally()
-    for s in samples:
-        arm.add(s)
-    return arm.tally()
-
-
 @dataclass(frozen=True)
 class ArmStats:
     """One model's numbers in one arm (``baseline`` or ``with_skill``)."""
