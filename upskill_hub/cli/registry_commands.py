@@ -243,7 +243,7 @@ def update(
     Exits 1 when a skill was skipped (edited locally, or refused by --require-lift), 0 when
     every skill is current.
     """
-    from upskill_hub.registry.pull import update as run
+    from upskill_hub.registry.lock_update import update as run
 
     _quiet(output_format)
     with _show_refusals():
