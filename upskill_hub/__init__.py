@@ -29,8 +29,9 @@ if TYPE_CHECKING:
     from upskill_hub.registry.evidence import skill_evidence
     from upskill_hub.registry.fetch import fetch_skill
     from upskill_hub.registry.hub import Hub
+    from upskill_hub.registry.lock_update import update
     from upskill_hub.registry.project import outdated, remove, verify
-    from upskill_hub.registry.pull import pull, update
+    from upskill_hub.registry.pull import pull
     from upskill_hub.registry.push import push_skills
     from upskill_hub.registry.search import info, search
     from upskill_hub.registry.skill_source import open_skill
@@ -77,7 +78,7 @@ _EXPORTS = {
     "resolve_model": "upskill_hub.evaluation.providers.resolve",
     "search": "upskill_hub.registry.search",
     "skill_evidence": "upskill_hub.registry.evidence",
-    "update": "upskill_hub.registry.pull",
+    "update": "upskill_hub.registry.lock_update",
     "validate_skill": "upskill_hub.skill",
     "verify": "upskill_hub.registry.project",
 }

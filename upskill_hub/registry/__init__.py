@@ -11,8 +11,9 @@ if TYPE_CHECKING:
     from upskill_hub.registry.fetch import fetch_skill
     from upskill_hub.registry.hub import Hub
     from upskill_hub.registry.lock import read_lock
+    from upskill_hub.registry.lock_update import update
     from upskill_hub.registry.project import list_installed, outdated, remove, verify
-    from upskill_hub.registry.pull import install_locked, pull, update
+    from upskill_hub.registry.pull import install_locked, pull
     from upskill_hub.registry.push import push_skills, scan_local
     from upskill_hub.registry.search import info, search
     from upskill_hub.registry.signing import (
@@ -47,7 +48,7 @@ _EXPORTS = {
     "load_trusted_keys": "upskill_hub.registry.signing",
     "sign_skill": "upskill_hub.registry.signing",
     "verify_skill": "upskill_hub.registry.signing",
-    "update": "upskill_hub.registry.pull",
+    "update": "upskill_hub.registry.lock_update",
     "verify": "upskill_hub.registry.project",
 }
 __all__ = [
