@@ -131,6 +131,24 @@ def run_mode(info: Mapping[str, Any]) -> str:
     return DEFAULT_MODE
 
 
+def models_of(rows: Iterable[Mapping[str, Any]]) -> list[MeasuredModel]:
+    """Per model of a run's summary rows (first row wins; both arms carry the same lift): its
+    lift and its n."""
+    seen: dict[str, MeasuredModel] = {}
+    for row in rows:
+        name = str(row.get("model"))
+        if name not in seen:
+            seen[name] = MeasuredModel(
+                model=name,
+                lift=_number(row.get("lift")),
+                ci_low=_number(row.get("lift_ci_low")),
+                ci_high=_number(row.get("lift_ci_high")),
+                cases=_count(row.get("cases")),
+                runs=_count(row.get("runs")),
+            )
+    return list(seen.values())
+
+
 def published_run(
     summary_rows: Iterable[Mapping[str, Any]],
     info: Mapping[str, Any],
@@ -140,18 +158,7 @@ def published_run(
 ) -> PublishedRun:
     """The card entry for a run pushed to ``dataset`` as ``split`` (rows of its summary)."""
     skill = info.get("skill") or {}
-    models: dict[str, MeasuredModel] = {}
-    for row in summary_rows:
-        model = str(row.get("model"))
-        if model not in models:
-            models[model] = MeasuredModel(
-                model=model,
-                lift=_number(row.get("lift")),
-                ci_low=_number(row.get("lift_ci_low")),
-                ci_high=_number(row.get("lift_ci_high")),
-                cases=_count(row.get("cases")),
-                runs=_count(row.get("runs")),
-            )
+    models = models_of(summary_rows)
     commit = skill.get("revision")
     name = skill.get("name")
     started = info.get("started_at")
@@ -162,7 +169,7 @@ def published_run(
         skill=name if isinstance(name, str) and name else None,
         mode=run_mode(info),
         started_at=started if isinstance(started, str) else None,
-        models=tuple(models.values()),
+        models=tuple(models),
     )
 
 

@@ -17,7 +17,7 @@ Space. Looking up evidence never fails an install: Hub failures become notes.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -27,6 +27,7 @@ from upskill_hub.registry.card import CARD_FILE
 from upskill_hub.registry.card_results import (
     MeasuredModel,
     PublishedRun,
+    models_of,
     published_runs,
     runs_from_card_data,
 )
@@ -242,24 +243,6 @@ class EvidenceReader:
         return self._rows[key]
 
 
-def models_of(rows: Iterable[dict[str, Any]]) -> list[MeasuredModel]:
-    """Per model (first row wins; both arms carry the same lift): its lift and its n."""
-    seen: dict[str, MeasuredModel] = {}
-    for row in rows:
-        name = str(row.get("model"))
-        if name in seen:
-            continue
-        seen[name] = MeasuredModel(
-            model=name,
-            lift=_float(row.get("lift")),
-            ci_low=_float(row.get("lift_ci_low")),
-            ci_high=_float(row.get("lift_ci_high")),
-            cases=_int(row.get("cases")),
-            runs=_int(row.get("runs")),
-        )
-    return list(seen.values())
-
-
 def load_summary_split(hub: Hub, dataset: str, split: str) -> list[dict[str, Any]]:
     """``load_dataset(dataset, "summary", split=split)`` as rows; failures are one-line
     :class:`HubError` s naming the dataset and split."""
@@ -351,15 +334,3 @@ def rank_by_lift(
     ids = {id(item) for item, _ in measured}
     rest: list[tuple[Any, ModelEvidence | None]] = [(i, None) for i, _ in items if id(i) not in ids]
     return [*measured, *rest]
-
-
-def _float(value: Any) -> float | None:
-    try:
-        number = float(value)
-    except (TypeError, ValueError):
-        return None
-    return number if number == number else None
-
-
-def _int(value: Any) -> int | None:
-    return value if isinstance(value, int) and not isinstance(value, bool) else None
