@@ -107,6 +107,32 @@ def test_signed_skill_installs_and_the_lock_records_the_signer(
     assert checked.code == 0, checked.stdout + checked.stderr
 
 
+def _write_ec_pair(
+    private: Path, public: Path, *, curve: str, sec1: bool = False, password: bytes | None = None
+) -> None:
+    """A fresh EC key pair as PEM files: the private key as SEC1 (what ``openssl ecparam
+    -genkey`` writes) or PKCS8, encrypted with ``password`` when given; the public key SPKI."""
+    from cryptography.hazmat.primitives import serialization
+    from cryptography.hazmat.primitives.asymmetric import ec
+
+    key = ec.generate_private_key(ec.SECP384R1() if curve == "secp384r1" else ec.SECP256R1())
+    fmt = serialization.PrivateFormat
+    private.write_bytes(
+        key.private_bytes(
+            serialization.Encoding.PEM,
+            fmt.TraditionalOpenSSL if sec1 else fmt.PKCS8,
+            serialization.BestAvailableEncryption(password)
+            if password
+            else serialization.NoEncryption(),
+        )
+    )
+    public.write_bytes(
+        key.public_key().public_bytes(
+            serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo
+        )
+    )
+
+
 def _state(project: Path) -> dict[str, bytes | str]:
     return tree_state(project)
 
@@ -339,25 +365,9 @@ def test_info_shows_the_signature_and_whether_it_holds(
 def test_openssl_style_keys_and_verify_require_signature_on_unsigned_entries(
     run_cli: Run, tmp_path: Path, project: Path, unique_repo_id: str
 ) -> None:
-    from cryptography.hazmat.primitives import serialization
-    from cryptography.hazmat.primitives.asymmetric import ec
-
     # `openssl ecparam -genkey -noout` writes SEC1 ("BEGIN EC PRIVATE KEY") PEM
-    key = ec.generate_private_key(ec.SECP384R1())
-    private = tmp_path / "k.pem"
-    private.write_bytes(
-        key.private_bytes(
-            serialization.Encoding.PEM,
-            serialization.PrivateFormat.TraditionalOpenSSL,
-            serialization.NoEncryption(),
-        )
-    )
-    public = tmp_path / "k.pub"
-    public.write_bytes(
-        key.public_key().public_bytes(
-            serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo
-        )
-    )
+    private, public = tmp_path / "k.pem", tmp_path / "k.pub"
+    _write_ec_pair(private, public, curve="secp384r1", sec1=True)
     assert private.read_text().startswith("-----BEGIN EC PRIVATE KEY-----")
     _push_signed(tmp_path, unique_repo_id, private)
     assert _pull_required(run_cli, unique_repo_id, project, public).code == 0
@@ -605,24 +615,8 @@ def test_names_from_a_signature_are_printed_with_control_characters_escaped(
 def test_an_encrypted_signing_key_takes_its_password_from_the_environment(
     run_cli: Run, tmp_path: Path, project: Path, unique_repo_id: str
 ) -> None:
-    from cryptography.hazmat.primitives import serialization
-    from cryptography.hazmat.primitives.asymmetric import ec
-
-    key = ec.generate_private_key(ec.SECP256R1())
-    private = tmp_path / "locked.key"
-    private.write_bytes(
-        key.private_bytes(
-            serialization.Encoding.PEM,
-            serialization.PrivateFormat.PKCS8,
-            serialization.BestAvailableEncryption(b"correct horse"),
-        )
-    )
-    public = tmp_path / "locked.pub"
-    public.write_bytes(
-        key.public_key().public_bytes(
-            serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo
-        )
-    )
+    private, public = tmp_path / "locked.key", tmp_path / "locked.pub"
+    _write_ec_pair(private, public, curve="secp256r1", password=b"correct horse")
     skill = write_skill(tmp_path / "src", unique_repo_id.split("/")[1])
     push = ("push", str(skill), "--repo", unique_repo_id, "--sign", str(private))
     missing = run_cli(*push)
