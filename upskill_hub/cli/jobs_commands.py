@@ -125,20 +125,26 @@ def _finish(
     push_repo: str | None = None,
     timeout_s: float | None = None,
 ) -> None:
-    from upskill_hub.jobs.drive import finish_run
+    from huggingface_hub import HfApi
+
+    from upskill_hub.jobs.drive import wait_run
     from upskill_hub.jobs.keys import plan_secrets
+    from upskill_hub.jobs.merge import merge_run
 
     secrets = plan_secrets(plan.secret_names)
+    api = HfApi()
     bar, on_progress = _progress_printer()
     with bar:
-        result = finish_run(
+        wait_run(
             plan,
             run_dir,
             secrets,
+            api=api,
             on_progress=on_progress,
             poll_s=_poll_s(),
             timeout_s=timeout_s,
         )
+        result = merge_run(plan, run_dir, api)
     pushed = None
     if push is not None and push_repo and result.missing == 0:
         from upskill_hub.publish.results_dataset import push_results

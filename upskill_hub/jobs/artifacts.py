@@ -40,20 +40,30 @@ def shard_prefix(run_id: str, shard_id: str) -> str:
 
 
 def hub_call(action: str, call: Callable[[], T], repo_id: str = "") -> T:
-    """``call()``, with huggingface_hub's errors turned into one :class:`HubError` line."""
+    """``call()``, with huggingface_hub's errors turned into one :class:`HubError` line by the
+    project's mapping (:func:`upskill_hub.registry.hub_errors.map_hub_error`, which redacts
+    the token from server messages)."""
+    from huggingface_hub import constants, get_token
     from huggingface_hub.errors import HfHubHTTPError
+
+    from upskill_hub.registry.hub_errors import map_hub_error
 
     try:
         return call()
     except UpskillHubError:
         raise
-    except HfHubHTTPError as exc:
-        status = exc.response.status_code if exc.response is not None else None
-        detail = exc.server_message or str(exc).splitlines()[0]
-        where = f" ({repo_id})" if repo_id else ""
-        raise HubError(f"{action}{where}: {status} {detail}".strip(), status=status) from None
-    except OSError as exc:
-        raise HubError(f"{action}: {type(exc).__name__}: {exc}") from None
+    except (HfHubHTTPError, OSError) as exc:
+        mapped = map_hub_error(
+            exc,
+            endpoint=constants.ENDPOINT,
+            repo_url=f"{constants.ENDPOINT}/datasets/{repo_id}",
+            token=get_token(),
+            repo_id=repo_id or action,
+            action=action,
+        )
+        if mapped is None:
+            mapped = HubError(f"{action}: {type(exc).__name__}: {exc}")
+        raise mapped from None
 
 
 def upload(api: HfApi, repo_id: str, files: dict[str, bytes | Path], message: str) -> None:

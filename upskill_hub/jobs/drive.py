@@ -21,12 +21,9 @@ from upskill_hub.jobs.submit import submit_shard
 if TYPE_CHECKING:
     from huggingface_hub import HfApi
 
-    from upskill_hub.jobs.merge import MergeResult
-
 __all__ = [
     "RunProgress",
     "cancel_run",
-    "finish_run",
     "mark_for_resume",
     "refresh",
     "submit_ready",
@@ -201,29 +198,3 @@ def mark_for_resume(plan: JobsPlan, run_dir: Path) -> int:
             again += 1
     plan.save(run_dir)
     return again
-
-
-def finish_run(
-    plan: JobsPlan,
-    run_dir: Path,
-    secrets: dict[str, str],
-    *,
-    api: HfApi | None = None,
-    on_progress: Callable[[RunProgress], None] | None = None,
-    poll_s: float = 5.0,
-    timeout_s: float | None = None,
-) -> MergeResult:
-    """Submit what is pending, wait for every shard, and merge the run folder."""
-    from upskill_hub.jobs.merge import merge_run
-
-    api = _api(api)
-    wait_run(
-        plan,
-        run_dir,
-        secrets,
-        api=api,
-        on_progress=on_progress,
-        poll_s=poll_s,
-        timeout_s=timeout_s,
-    )
-    return merge_run(plan, run_dir, api)

@@ -13,7 +13,6 @@ any run.
 from __future__ import annotations
 
 import json
-import os
 import sys
 import tempfile
 from collections.abc import Iterator
@@ -21,6 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from upskill_hub.atomic_io import atomic_write_chunks
 from upskill_hub.jobs import artifacts
 from upskill_hub.jobs.plan import JobsPlan, Shard
 
@@ -163,52 +163,49 @@ def merge_run(plan: JobsPlan, run_dir: Path, api: HfApi | None = None) -> MergeR
     stats: list[ModelStats] = []
     lighten = _Lightener()
     missing = errors = total = 0
-    fd, tmp_name = tempfile.mkstemp(dir=folder.path, prefix=".samples-", suffix=".jsonl")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as out, tempfile.TemporaryDirectory() as tmp:
-            for index, shard in enumerate(plan.shards):
-                got = _shard_lines(plan, shard, api, Path(tmp))
-                hashes: dict[tuple[str, str], str] = {
-                    (d["case_id"], d["arm"]): str(d.get("prompt_hash", "")) for _, d in got.values()
-                }
-                order = {c: i for i, c in enumerate(shard.case_ids)}
-                keys = sorted(
-                    shard.keys(plan.model_ids[shard.model], plan.runs, plan.arms),
-                    key=lambda k: (order[k[1]], k[2], arm_order.get(k[3], 2)),
-                )
-                ok = 0
-                for key in keys:
-                    found = got.pop(key, None)
-                    if found is None:
-                        missing += 1
-                        sample = _missing(key, shard, hashes.get((key[1], key[3]), ""))
-                        line, data = (
-                            json.dumps(sample.to_dict(), ensure_ascii=False),
-                            sample.to_dict(),
-                        )
-                    else:
-                        line, data = found
-                        ok += data.get("outcome") != "error"
-                    out.write(line + "\n")
-                    sample = lighten(data)
-                    tally = light.get(sample.model)
-                    if tally is None:
-                        tally = light[sample.model] = ModelTally(position)
-                    tally.add(sample, position)
-                    position += 1
-                shard.done = ok
-                total += len(keys)
-                errors += len(keys) - ok
-                following = plan.shards[index + 1] if index + 1 < len(plan.shards) else None
-                if following is None or following.model != shard.model:
-                    stats += summarize_tallies(light)  # shards of a model follow each other
-                    light = {}
-            out.flush()
-            os.fsync(out.fileno())
-        os.replace(tmp_name, folder.samples_file)
-    except BaseException:
-        Path(tmp_name).unlink(missing_ok=True)
-        raise
+
+    def merged_lines(tmp: Path) -> Iterator[bytes]:
+        nonlocal missing, errors, total, position, light, stats
+        for index, shard in enumerate(plan.shards):
+            got = _shard_lines(plan, shard, api, tmp)
+            hashes: dict[tuple[str, str], str] = {
+                (d["case_id"], d["arm"]): str(d.get("prompt_hash", "")) for _, d in got.values()
+            }
+            order = {c: i for i, c in enumerate(shard.case_ids)}
+            keys = sorted(
+                shard.keys(plan.model_ids[shard.model], plan.runs, plan.arms),
+                key=lambda k: (order[k[1]], k[2], arm_order.get(k[3], 2)),
+            )
+            ok = 0
+            for key in keys:
+                found = got.pop(key, None)
+                if found is None:
+                    missing += 1
+                    sample = _missing(key, shard, hashes.get((key[1], key[3]), ""))
+                    line, data = (
+                        json.dumps(sample.to_dict(), ensure_ascii=False),
+                        sample.to_dict(),
+                    )
+                else:
+                    line, data = found
+                    ok += data.get("outcome") != "error"
+                yield (line + "\n").encode("utf-8")
+                sample = lighten(data)
+                tally = light.get(sample.model)
+                if tally is None:
+                    tally = light[sample.model] = ModelTally(position)
+                tally.add(sample, position)
+                position += 1
+            shard.done = ok
+            total += len(keys)
+            errors += len(keys) - ok
+            following = plan.shards[index + 1] if index + 1 < len(plan.shards) else None
+            if following is None or following.model != shard.model:
+                stats += summarize_tallies(light)  # shards of a model follow each other
+                light = {}
+
+    with tempfile.TemporaryDirectory() as tmp:
+        atomic_write_chunks(folder.samples_file, merged_lines(Path(tmp)))
     plan.save(folder.path)
     stats = adjust_across_models(stats)  # Holm, as summarize does over several models
     expected = plan.expected
