@@ -301,34 +301,6 @@ def eval_command(
             }
         )
     loaded, repo_id, revision = _load(skill, skill_name)
-    if triggers is not None:
-        from upskill_hub.cli.trigger_commands import run_triggers
-
-        run_triggers(
-            loaded,
-            triggers,
-            agent,
-            models=model or None,
-            runs=runs,
-            distractors=distractors,
-            split=split,
-            seed=seed,
-            base_url=base_url,
-            api_key=os.environ.get(API_KEY_ENV) or None,
-            temperature=temperature,
-            max_tokens=max_tokens,
-            timeout=timeout,
-            retries=retries,
-            concurrency=concurrency,
-            output=output,
-            output_format=output_format,
-            skill_ref=f"{repo_id}@{revision}" if repo_id and revision else repo_id,
-            push_repo=push_repo if push is not None else None,
-            push_private=private,
-        )
-        return
-    if split is not None or distractors is not None:
-        raise UsageError("--split and --distractors apply only with --triggers FILE")
     overrides = RunOverrides(
         models=model or None,
         runs=runs,
@@ -345,6 +317,24 @@ def eval_command(
         mode=mode,
         agent=agent,
     )
+    if triggers is not None:
+        from upskill_hub.cli.trigger_commands import run_triggers
+
+        run_triggers(
+            loaded,
+            triggers,
+            overrides,
+            distractors=distractors,
+            split=split,
+            output=output,
+            output_format=output_format,
+            skill_ref=f"{repo_id}@{revision}" if repo_id and revision else repo_id,
+            push_repo=push_repo if push is not None else None,
+            push_private=private,
+        )
+        return
+    if split is not None or distractors is not None:
+        raise UsageError("--split and --distractors apply only with --triggers FILE")
     config, cases = run_settings(
         loaded.tests,
         overrides,
