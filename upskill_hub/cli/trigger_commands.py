@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from upskill_hub.cli.output import OutputFormat, console, err_console, print_json
+from upskill_hub.cli.output import OutputFormat, err_console, print_run_outcome
 from upskill_hub.errors import ProviderError
 
 if TYPE_CHECKING:
@@ -118,17 +118,14 @@ def run_triggers(
         from upskill_hub.publish.results_dataset import push_results
 
         pushed = push_results(result.run_dir, push_repo, private=push_private)
-    if output_format is OutputFormat.json:
-        data = dict(result.summary)
-        if pushed is not None:
-            data["results"] = pushed.to_dict()
-        print_json(data)
-    else:
-        out = console()
-        print_trigger_report(out, result.summary)
-        out.print(f"run folder: {result.run_dir}")
-        if pushed is not None:
-            out.print(f"results: {pushed.url} (config triggers, split {pushed.split})")
+    print_run_outcome(
+        output_format,
+        dict(result.summary),
+        lambda out: print_trigger_report(out, result.summary),
+        result.run_dir,
+        pushed,
+        where="config triggers, ",
+    )
     if failed:
         first = next(s.error for s in result.samples if s.error)
         err_console().print(f"[yellow]every run failed[/] ({first})")
