@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 import typer
 
-from upskill_hub.cli.output import OutputFormat, console, err_console, print_json
+from upskill_hub.cli.output import OutputFormat, console, err_console, print_run_outcome
 from upskill_hub.errors import EvalCancelled, ProviderError, UsageError
 
 if TYPE_CHECKING:
@@ -409,30 +409,24 @@ def eval_command(
         from upskill_hub.publish.results_dataset import push_results
 
         pushed = push_results(result.run_dir, push_repo, **push)
-    if output_format is OutputFormat.json:
-        data: dict[str, Any] = {
-            "skill": summary["skill"],
-            "revision": summary["revision"],
-            "run_dir": str(result.run_dir),
-            "models": [m.to_dict() for m in result.stats],
-        }
-        if summary.get("agent") is not None:
-            data["mode"], data["agent"] = "agent", summary["agent"]
-        if pushed is not None:
-            data["results"] = pushed.to_dict()
-        print_json(data)
-    else:
-        from upskill_hub.evaluation.report import print_report
+    from upskill_hub.evaluation.report import print_report
 
-        out = console()
-        print_report(out, summary)
-        out.print(f"run folder: {result.run_dir}")
-        if pushed is not None:
-            out.print(f"results: {pushed.url} (split {pushed.split})")
-            if pushed.skill_card_pr_url:
-                out.print(f"skill card pull request: {pushed.skill_card_pr_url}")
-            elif pushed.skill_card_commit:
-                out.print(f"skill card updated: commit {pushed.skill_card_commit}")
+    data: dict[str, Any] = {
+        "skill": summary["skill"],
+        "revision": summary["revision"],
+        "run_dir": str(result.run_dir),
+        "models": [m.to_dict() for m in result.stats],
+    }
+    if summary.get("agent") is not None:
+        data["mode"], data["agent"] = "agent", summary["agent"]
+    print_run_outcome(
+        output_format, data, lambda out: print_report(out, summary), result.run_dir, pushed
+    )
+    if output_format is OutputFormat.text and pushed is not None:
+        if pushed.skill_card_pr_url:
+            console().print(f"skill card pull request: {pushed.skill_card_pr_url}")
+        elif pushed.skill_card_commit:
+            console().print(f"skill card updated: commit {pushed.skill_card_commit}")
     for warning in result.warnings:
         err_console().print(f"[yellow]warning:[/] {warning}")
     if result.cancelled:
