@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 import typer
 
-from upskill_hub.cli.output import OutputFormat, console, err_console, print_json
+from upskill_hub.cli.output import OutputFormat, console, err_console, print_run_outcome
 from upskill_hub.errors import EvalCancelled, ProviderError, UsageError
 
 if TYPE_CHECKING:
@@ -301,34 +301,6 @@ def eval_command(
             }
         )
     loaded, repo_id, revision = _load(skill, skill_name)
-    if triggers is not None:
-        from upskill_hub.cli.trigger_commands import run_triggers
-
-        run_triggers(
-            loaded,
-            triggers,
-            agent,
-            models=model or None,
-            runs=runs,
-            distractors=distractors,
-            split=split,
-            seed=seed,
-            base_url=base_url,
-            api_key=os.environ.get(API_KEY_ENV) or None,
-            temperature=temperature,
-            max_tokens=max_tokens,
-            timeout=timeout,
-            retries=retries,
-            concurrency=concurrency,
-            output=output,
-            output_format=output_format,
-            skill_ref=f"{repo_id}@{revision}" if repo_id and revision else repo_id,
-            push_repo=push_repo if push is not None else None,
-            push_private=private,
-        )
-        return
-    if split is not None or distractors is not None:
-        raise UsageError("--split and --distractors apply only with --triggers FILE")
     overrides = RunOverrides(
         models=model or None,
         runs=runs,
@@ -345,6 +317,24 @@ def eval_command(
         mode=mode,
         agent=agent,
     )
+    if triggers is not None:
+        from upskill_hub.cli.trigger_commands import run_triggers
+
+        run_triggers(
+            loaded,
+            triggers,
+            overrides,
+            distractors=distractors,
+            split=split,
+            output=output,
+            output_format=output_format,
+            skill_ref=f"{repo_id}@{revision}" if repo_id and revision else repo_id,
+            push_repo=push_repo if push is not None else None,
+            push_private=private,
+        )
+        return
+    if split is not None or distractors is not None:
+        raise UsageError("--split and --distractors apply only with --triggers FILE")
     config, cases = run_settings(
         loaded.tests,
         overrides,
@@ -419,30 +409,24 @@ def eval_command(
         from upskill_hub.publish.results_dataset import push_results
 
         pushed = push_results(result.run_dir, push_repo, **push)
-    if output_format is OutputFormat.json:
-        data: dict[str, Any] = {
-            "skill": summary["skill"],
-            "revision": summary["revision"],
-            "run_dir": str(result.run_dir),
-            "models": [m.to_dict() for m in result.stats],
-        }
-        if summary.get("agent") is not None:
-            data["mode"], data["agent"] = "agent", summary["agent"]
-        if pushed is not None:
-            data["results"] = pushed.to_dict()
-        print_json(data)
-    else:
-        from upskill_hub.evaluation.report import print_report
+    from upskill_hub.evaluation.report import print_report
 
-        out = console()
-        print_report(out, summary)
-        out.print(f"run folder: {result.run_dir}")
-        if pushed is not None:
-            out.print(f"results: {pushed.url} (split {pushed.split})")
-            if pushed.skill_card_pr_url:
-                out.print(f"skill card pull request: {pushed.skill_card_pr_url}")
-            elif pushed.skill_card_commit:
-                out.print(f"skill card updated: commit {pushed.skill_card_commit}")
+    data: dict[str, Any] = {
+        "skill": summary["skill"],
+        "revision": summary["revision"],
+        "run_dir": str(result.run_dir),
+        "models": [m.to_dict() for m in result.stats],
+    }
+    if summary.get("agent") is not None:
+        data["mode"], data["agent"] = "agent", summary["agent"]
+    print_run_outcome(
+        output_format, data, lambda out: print_report(out, summary), result.run_dir, pushed
+    )
+    if output_format is OutputFormat.text and pushed is not None:
+        if pushed.skill_card_pr_url:
+            console().print(f"skill card pull request: {pushed.skill_card_pr_url}")
+        elif pushed.skill_card_commit:
+            console().print(f"skill card updated: commit {pushed.skill_card_commit}")
     for warning in result.warnings:
         err_console().print(f"[yellow]warning:[/] {warning}")
     if result.cancelled:

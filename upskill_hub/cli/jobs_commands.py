@@ -15,7 +15,14 @@ from typing import TYPE_CHECKING, Any
 
 import typer
 
-from upskill_hub.cli.output import OutputFormat, console, err_console, print_json, safe
+from upskill_hub.cli.output import (
+    OutputFormat,
+    console,
+    err_console,
+    print_json,
+    print_run_outcome,
+    safe,
+)
 from upskill_hub.errors import ProviderError, UsageError
 
 if TYPE_CHECKING:
@@ -95,25 +102,22 @@ def _progress_printer() -> tuple[Any, Any]:
 
 
 def _report(result: MergeResult, output_format: OutputFormat, pushed: Any = None) -> None:
-    if output_format is OutputFormat.json:
-        data: dict[str, Any] = {
-            "skill": result.summary["skill"],
-            "run_dir": str(result.run_dir),
-            "expected": result.expected,
-            "missing": result.missing,
-            "models": [m.to_dict() for m in result.stats],
-        }
-        if pushed is not None:
-            data["results"] = pushed.to_dict()
-        print_json(data)
-    else:
-        from upskill_hub.evaluation.report import print_report
+    from upskill_hub.evaluation.report import print_report
 
-        out = console()
-        print_report(out, result.summary)
-        out.print(f"run folder: {result.run_dir}")
-        if pushed is not None:
-            out.print(f"results: {pushed.url} (split {pushed.split})")
+    data: dict[str, Any] = {
+        "skill": result.summary["skill"],
+        "run_dir": str(result.run_dir),
+        "expected": result.expected,
+        "missing": result.missing,
+        "models": [m.to_dict() for m in result.stats],
+    }
+    print_run_outcome(
+        output_format,
+        data,
+        lambda out: print_report(out, result.summary),
+        result.run_dir,
+        pushed,
+    )
 
 
 def _finish(

@@ -9,7 +9,12 @@ from enum import StrEnum
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+    from pathlib import Path
+
     from rich.console import Console
+
+    from upskill_hub.publish.results_dataset import PushedResults
 
 
 class OutputFormat(StrEnum):
@@ -69,3 +74,26 @@ def wrapping_table(*headers: str, **options: Any) -> Any:
     for header in headers:
         made.add_column(header, overflow="fold")
     return made
+
+
+def print_run_outcome(
+    output_format: OutputFormat,
+    data: dict[str, Any],
+    report: Callable[[Console], None],
+    run_dir: Path,
+    pushed: PushedResults | None = None,
+    *,
+    where: str = "",
+) -> None:
+    """Print a finished run: ``data`` (with ``results`` when it was pushed) as JSON, or
+    ``report`` then the run folder and the results dataset (``where`` precedes its split)."""
+    if output_format is OutputFormat.json:
+        if pushed is not None:
+            data = {**data, "results": pushed.to_dict()}
+        print_json(data)
+        return
+    out = console()
+    report(out)
+    out.print(f"run folder: {run_dir}")
+    if pushed is not None:
+        out.print(f"results: {pushed.url} ({where}split {pushed.split})")

@@ -6,11 +6,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from upskill_hub.cli.output import OutputFormat, console, err_console, print_json
+from upskill_hub.cli.output import OutputFormat, err_console, print_run_outcome
 from upskill_hub.errors import ProviderError
 
 if TYPE_CHECKING:
-    from upskill_hub.evaluation.agent.settings import AgentSettings
+    from upskill_hub.evaluation.resume import RunOverrides
     from upskill_hub.skill.model import Skill
 
 #: Runs per query when ``--runs`` is not given (the guide asks for 3 or more).
@@ -20,20 +20,10 @@ DEFAULT_TRIGGER_RUNS = 3
 def run_triggers(
     skill: Skill,
     queries_path: Path,
-    agent: AgentSettings | None,
+    overrides: RunOverrides,
     *,
-    models: list[str] | None,
-    runs: int | None,
     distractors: Path | None,
     split: float | None,
-    seed: int | None,
-    base_url: str | None,
-    api_key: str | None,
-    temperature: float | None,
-    max_tokens: int | None,
-    timeout: float,
-    retries: int,
-    concurrency: int,
     output: Path,
     output_format: OutputFormat,
     skill_ref: str | None = None,
@@ -52,6 +42,9 @@ def run_triggers(
     from upskill_hub.evaluation.triggers import evaluate_triggers
     from upskill_hub.evaluation.types import GenerationParams
 
+    """Run the trigger eval with the eval command's run flags (``overrides``; judge, baseline
+    and mode do not apply), print its report and push it when ``push_repo`` is given."""
+    seed = overrides.seed
     path = find_queries_file(queries_path, skill.path)
     queries = read_queries(path)
     split_args = None
@@ -65,19 +58,23 @@ def run_triggers(
     )
     defaults = GenerationParams()
     config = EvalConfig(
-        models=list(models or ["local"]),
-        runs=runs if runs is not None else DEFAULT_TRIGGER_RUNS,
-        concurrency=concurrency,
+        models=list(overrides.models or ["local"]),
+        runs=overrides.runs if overrides.runs is not None else DEFAULT_TRIGGER_RUNS,
+        concurrency=overrides.concurrency,
         params=GenerationParams(
-            temperature=defaults.temperature if temperature is None else temperature,
-            max_tokens=defaults.max_tokens if max_tokens is None else max_tokens,
+            temperature=(
+                defaults.temperature if overrides.temperature is None else overrides.temperature
+            ),
+            max_tokens=(
+                defaults.max_tokens if overrides.max_tokens is None else overrides.max_tokens
+            ),
             seed=seed,
-            timeout=timeout,
+            timeout=overrides.timeout,
         ),
-        retries=retries,
-        base_url=base_url,
-        api_key=api_key,
-        agent=agent,
+        retries=overrides.retries,
+        base_url=overrides.base_url,
+        api_key=overrides.api_key,
+        agent=overrides.agent,
     )
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
@@ -121,17 +118,14 @@ def run_triggers(
         from upskill_hub.publish.results_dataset import push_results
 
         pushed = push_results(result.run_dir, push_repo, private=push_private)
-    if output_format is OutputFormat.json:
-        data = dict(result.summary)
-        if pushed is not None:
-            data["results"] = pushed.to_dict()
-        print_json(data)
-    else:
-        out = console()
-        print_trigger_report(out, result.summary)
-        out.print(f"run folder: {result.run_dir}")
-        if pushed is not None:
-            out.print(f"results: {pushed.url} (config triggers, split {pushed.split})")
+    print_run_outcome(
+        output_format,
+        dict(result.summary),
+        lambda out: print_trigger_report(out, result.summary),
+        result.run_dir,
+        pushed,
+        where="config triggers, ",
+    )
     if failed:
         first = next(s.error for s in result.samples if s.error)
         err_console().print(f"[yellow]every run failed[/] ({first})")

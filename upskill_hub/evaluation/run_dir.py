@@ -38,7 +38,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
-import logging
 import queue
 import re
 import secrets
@@ -63,8 +62,6 @@ SUMMARY_FILE = "summary.json"
 CHART_FILE = "lift.png"
 
 SampleKey = tuple[str, str, int, str]
-
-log = logging.getLogger(__name__)
 
 
 def utc_now() -> str:
@@ -103,19 +100,6 @@ def _read_json(path: Path) -> Any:
         raise UsageError(f"{path}: not found (is {path.parent} a run folder?)") from None
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise UsageError(f"{path}: unreadable ({exc.__class__.__name__})") from None
-
-
-def parse_samples(text: str, source: str = SAMPLES_FILE) -> list[Sample]:
-    """Parse samples.jsonl text; skips blank lines and lines cut short by a kill."""
-    samples: list[Sample] = []
-    for number, line in enumerate(text.splitlines(), 1):
-        if not line.strip():
-            continue
-        try:
-            samples.append(Sample.from_dict(json.loads(line)))
-        except (ValueError, KeyError, TypeError) as exc:
-            log.warning("%s:%d: skipped an unreadable sample line (%s)", source, number, exc)
-    return samples
 
 
 def read_samples(path: Path) -> list[Sample]:

@@ -122,10 +122,6 @@ class RunTally:
             if outcome[index] >= 0:
                 yield index
 
-    def finished_indices(self) -> Iterator[int]:
-        for model in self.model_ids:
-            yield from self._indices(model)
-
     def _values(self, model: str) -> dict[str, dict[str, array[float]]]:
         """benchmark.json's figures of one model's non-error runs, per arm, in key order."""
         values: dict[str, dict[str, array[float]]] = {}
