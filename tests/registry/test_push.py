@@ -281,7 +281,7 @@ def test_existing_tag_is_refused_before_committing(
     first = push_skills(skill, repo_id=unique_repo_id, tag="v1")
     (skill / "scripts/run.py").write_text("print('v2')\n")
     again = run_cli("push", str(skill), "--repo", unique_repo_id, "--tag", "v1")
-    assert again.code == 2, again.stderr
+    assert again.code == 1, again.stderr  # a refusal, as the exit-code table says
     line = again.stderr.strip().splitlines()[-1]
     assert "already exists" in line and "new version" in line and "delete" in line
     assert Hub().resolve(unique_repo_id, "main") == first.commit  # nothing was committed

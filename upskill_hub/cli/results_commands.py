@@ -66,25 +66,6 @@ def push(
         out.print(f"  skill card updated: commit {pushed.skill_card_commit}")
 
 
-def _show_trigger_run(source: str, output_format: OutputFormat) -> bool:
-    """Print a trigger eval's run folder (its trigger_summary.json); False for anything else."""
-    import json
-
-    from upskill_hub.evaluation.triggers import TRIGGER_SUMMARY_FILE, is_trigger_run
-
-    path = Path(source)
-    if not path.is_dir() or not is_trigger_run(path):
-        return False
-    summary = json.loads((path / TRIGGER_SUMMARY_FILE).read_text(encoding="utf-8"))
-    if output_format is OutputFormat.json:
-        print_json(summary)
-    else:
-        from upskill_hub.evaluation.trigger_report import print_trigger_report
-
-        print_trigger_report(console(), summary)
-    return True
-
-
 @results_app.command("show")
 def show(
     source: str = typer.Argument(..., help="A run folder, or a results dataset NS/NAME[:split]."),
@@ -99,11 +80,18 @@ def show(
 ) -> None:
     """Print one run's summary: pass rates, intervals, lift and verdict per model."""
     from upskill_hub.errors import UsageError
-    from upskill_hub.publish.results_view import load_results
+    from upskill_hub.publish.results_view import TriggerRunResults, load_results
 
-    if _show_trigger_run(source, output_format):
-        return
     results = load_results(source, split)
+    if isinstance(results, TriggerRunResults):
+        if output_format is OutputFormat.json:
+            print_json(results.to_dict())
+            return
+        from upskill_hub.evaluation.trigger_report import print_trigger_report
+
+        console().print(f"{results.source} · {results.split}", highlight=False)
+        print_trigger_report(console(), results.summary)
+        return
     if cases and results.case_tables is None:
         raise UsageError(
             f"--cases: {source} has no per-case table (it needs a run folder written by "
@@ -164,10 +152,10 @@ def compare(
     from upskill_hub.publish.results_view import (
         compare_results,
         comparison_warning,
-        load_results,
+        load_eval_results,
     )
 
-    run_a, run_b = load_results(a), load_results(b)
+    run_a, run_b = load_eval_results(a), load_eval_results(b)
     rows = compare_results(run_a, run_b)
     warning = comparison_warning(run_a, run_b)
     if warning:

@@ -21,7 +21,14 @@ from typing import Any
 from upskill_hub.evaluation.statistics import clustered_rate_interval, wilson_interval
 from upskill_hub.evaluation.trigger_queries import TriggerQuery
 
-__all__ = ["QueryRate", "SetRates", "TriggerSample", "TriggerStats", "trigger_stats"]
+__all__ = [
+    "QueryRate",
+    "SetRates",
+    "TriggerSample",
+    "TriggerStats",
+    "stats_from_counts",
+    "trigger_stats",
+]
 
 
 @dataclass
@@ -131,16 +138,20 @@ class TriggerStats:
 def _query_rate(query: TriggerQuery, samples: list[TriggerSample]) -> QueryRate:
     graded = [s for s in samples if s.error is None]
     hits = sum(1 for s in graded if s.triggered)
-    n = len(graded)
-    rate = hits / n if n else None
+    return _rate_of(query, len(graded), hits, len(samples) - len(graded))
+
+
+def _rate_of(query: TriggerQuery, runs: int, hits: int, errors: int) -> QueryRate:
+    """A query's rate from its counts: ``runs`` graded runs, ``hits`` of them triggered."""
+    rate = hits / runs if runs else None
     passed = None if rate is None else (rate >= 0.5) == query.should_trigger
     return QueryRate(
         query=query,
-        runs=n,
+        runs=runs,
         triggered=hits,
-        errors=len(samples) - n,
+        errors=errors,
         rate=rate,
-        ci95=wilson_interval(hits, n) if n else None,
+        ci95=wilson_interval(hits, runs) if runs else None,
         passed=passed,
     )
 
@@ -176,13 +187,25 @@ def trigger_stats(
     by_model: dict[str, dict[str, list[TriggerSample]]] = {}
     for s in samples:
         by_model.setdefault(s.model, {}).setdefault(s.query_id, []).append(s)
-    out = []
-    for model, by_query in by_model.items():
-        rates = [_query_rate(q, by_query.get(q.id, [])) for q in queries]
-        sets = [_set_rates("all", rates)]
-        for split in ("train", "validation"):
-            chosen = [r for r in rates if r.query.split == split]
-            if chosen:
-                sets.append(_set_rates(split, chosen))
-        out.append(TriggerStats(model, rates, sets))
-    return out
+    return [
+        _model_stats(model, [_query_rate(q, by_query.get(q.id, [])) for q in queries])
+        for model, by_query in by_model.items()
+    ]
+
+
+def stats_from_counts(
+    model: str, counts: Sequence[tuple[TriggerQuery, int, int, int]]
+) -> TriggerStats:
+    """One model's stats from per-query ``(query, graded runs, triggered, errors)``: what a
+    published ``triggers`` split holds. Every set rate follows from these counts, so this gives
+    the same figures as :func:`trigger_stats` over the samples."""
+    return _model_stats(model, [_rate_of(*c) for c in counts])
+
+
+def _model_stats(model: str, rates: list[QueryRate]) -> TriggerStats:
+    sets = [_set_rates("all", rates)]
+    for split in ("train", "validation"):
+        chosen = [r for r in rates if r.query.split == split]
+        if chosen:
+            sets.append(_set_rates(split, chosen))
+    return TriggerStats(model, rates, sets)

@@ -210,7 +210,7 @@ async def run_trigger_eval(
     folder = SkillFolder.of(skill)
     pool = ProviderPool.for_config(config, providers)
     try:
-        check_tool_support(pool.all())
+        check_tool_support(pool.all(), triggers=True)
         path = create_run_dir(output_root, f"{folder.name}-triggers")
         ref = skill_ref or str(folder.path)
         agent = config.agent or AgentSettings()

@@ -27,6 +27,7 @@ from huggingface_hub import DatasetCard, DatasetCardData
 
 from upskill_hub.evaluation.records import RunInfo, RunSkill
 from upskill_hub.evaluation.run_dir import RunRecord
+from upskill_hub.formatting import interval
 from upskill_hub.publish import summary_text as fmt
 
 TAGS = ("agent-skills", "skill-evaluation")
@@ -67,8 +68,9 @@ def used_custom_tests(info: RunInfo) -> bool:
     return "--tests" in shlex.split(info.reproduce or "")
 
 
-def portable_command(command: str, tests_file: str | None) -> str:
-    """``command`` with its ``--tests`` value replaced by ``tests_file`` (or dropped: None)."""
+def portable_command(command: str, tests_file: str | None, flag: str = "--tests") -> str:
+    """``command`` with its ``flag`` value (the test file) replaced by ``tests_file`` (or
+    dropped: None)."""
     argv = shlex.split(command)
     out: list[str] = []
     skip = False
@@ -76,14 +78,14 @@ def portable_command(command: str, tests_file: str | None) -> str:
         if skip:
             skip = False
             continue
-        if arg == "--tests":
+        if arg == flag:
             skip = n + 1 < len(argv)
             continue
-        if arg.startswith("--tests="):
+        if arg.startswith(f"{flag}="):
             continue
         out.append(arg)
     if tests_file is not None:
-        out += ["--tests", tests_file]
+        out += [flag, tests_file]
     return shlex.join(out)
 
 
@@ -239,7 +241,90 @@ def run_section(
     return "\n".join(lines)
 
 
-def _header(repo_id: str, skill_name: str, latest: str, count: int) -> str:
+def trigger_run_section(
+    summary: dict[str, Any], info: RunInfo, *, split: str, queries: int, repo_id: str
+) -> str:
+    """The Markdown section of one trigger eval: recall and false triggers per model and set,
+    the method, and a reproduce step whose queries file is downloaded from this dataset."""
+    models = summary.get("models") or []
+    names = ", ".join(f"`{m['model']}`" for m in models)
+    lines = [
+        f"## Run `{split}`",
+        "",
+        "- **Kind:** trigger eval (`eval --triggers`): does the model load the skill when it "
+        "should, and only then?",
+        f"- **Skill:** `{summary.get('skill') or info.skill.name or '?'}` from "
+        f"{_source(info.skill)}",
+        f"- **Models:** {names or fmt.NONE}",
+        f"- **Queries × runs:** {queries} × {info.runs}",
+        f"- **Started:** {info.started_at or fmt.NONE}",
+        f"- **Finished:** {info.finished_at or fmt.NONE}",
+        f"- **Tool:** upskill-hub {info.tool_version or '?'}",
+        f"- **Split:** `{split}` of the `triggers` config",
+        "",
+        "### Results",
+        "",
+        "| model | queries | recall (95% CI) | false triggers (95% CI) | queries right |",
+        "|---|---|---|---|---|",
+    ]
+    for model in models:
+        for row in model.get("sets") or []:
+            name = f"`{model['model']}`" + ("" if row["set"] == "all" else f" ({row['set']})")
+            lines.append(
+                f"| {name} | {row['queries']} "
+                f"| {fmt.percent(row['recall'])} {interval(row['recall_ci95'])} "
+                f"| {fmt.percent(row['false_trigger_rate'])} "
+                f"{interval(row['false_trigger_ci95'])} "
+                f"| {row['queries_passed']}/{row['queries']} |"
+            )
+    lines += [
+        "",
+        "### Method",
+        "",
+        "- Each query ran as an agent exchange: the skill listed among distractor skills, the "
+        "`Skill` and `Read` tools; a run triggered when the model called `Skill` with this "
+        "skill's name. Recall is the trigger rate over should-trigger queries, false triggers "
+        "over the others; 95% intervals clustered by query. A query is right when its rate is "
+        "at least 0.5 for a should-trigger query and below 0.5 otherwise. Runs that errored are "
+        "left out of the rates.",
+        "",
+    ]
+    if info.reproduce:
+        queries_file = tests_path(split)
+        lines += [
+            "### Reproduce",
+            "",
+            f"The queries are in this dataset as `{queries_file}`, downloaded first.",
+            "",
+            "```bash",
+            shlex.join(["hf", "download", repo_id, queries_file, "--repo-type", "dataset"])
+            + " --local-dir .",
+            portable_command(info.reproduce, queries_file, "--triggers"),
+            "```",
+            "",
+        ]
+    return "\n".join(lines)
+
+
+_TRIGGER_SECTION = "of the `triggers` config"
+
+
+def _load_example(repo_id: str, sections: list[str]) -> list[str]:
+    """How to load the newest run: its configs, as the newest eval run (else trigger run) has."""
+    evals = [t for t in sections if _TRIGGER_SECTION not in t]
+    newest = _RUN_HEADING.search((evals or sections)[0])
+    split = newest.group("split") if newest else "train"
+    configs = ("summary", "samples") if evals else ("triggers",)
+    return [
+        "```python",
+        "from datasets import load_dataset",
+        "",
+        *(f'{c} = load_dataset("{repo_id}", "{c}", split="{split}")' for c in configs),
+        "```",
+    ]
+
+
+def _header(repo_id: str, skill_name: str, sections: list[str]) -> str:
     return "\n".join(
         [
             f"# {skill_name}: skill evaluation results",
@@ -259,14 +344,9 @@ def _header(repo_id: str, skill_name: str, latest: str, count: int) -> str:
             "Trigger evals (`eval --triggers`), when pushed here, are splits of a third config, "
             "`triggers`: one row per model and query with its trigger rate and interval.",
             "",
-            "```python",
-            "from datasets import load_dataset",
+            *_load_example(repo_id, sections),
             "",
-            f'summary = load_dataset("{repo_id}", "summary", split="{latest}")',
-            f'samples = load_dataset("{repo_id}", "samples", split="{latest}")',
-            "```",
-            "",
-            f"{count} run(s), newest first.",
+            f"{len(sections)} run(s), newest first.",
             "",
         ]
     )
@@ -282,23 +362,29 @@ def build_dataset_card(
     chart_path: str | None,
 ) -> str:
     """The new README.md: ``existing`` (as datasets left it) plus this run's section."""
+    section = run_section(record, split=split, rows=rows, chart_path=chart_path, repo_id=repo_id)
+    return card_with_section(existing, record.info, repo_id=repo_id, split=split, section=section)
+
+
+def card_with_section(
+    existing: str | None, info: RunInfo, *, repo_id: str, split: str, section: str
+) -> str:
+    """The new README.md: ``existing`` (as datasets left it) with ``section`` as the run
+    ``split``'s (an eval's or a trigger eval's), metadata and header set as the module says."""
     old = DatasetCard(existing) if existing and existing.strip() else None
     meta = old.data.to_dict() if old is not None else {}
     sections = run_sections(old.text if old is not None else "")
-    sections[split] = run_section(
-        record, split=split, rows=rows, chart_path=chart_path, repo_id=repo_id
-    )
+    sections[split] = section
     ordered = _newest_first(sections)
-    skill_name = record.info.skill.name or "skill"
-    meta["license"], license_name = card_license(meta, record.info)
+    skill_name = info.skill.name or "skill"
+    meta["license"], license_name = card_license(meta, info)
     if meta["license"] == DEFAULT_LICENSE and license_name:
         meta["license_name"] = license_name
     else:
         meta.pop("license_name", None)
     meta["tags"] = list(dict.fromkeys([*(meta.get("tags") or []), *TAGS]))
     meta["pretty_name"] = f"{skill_name} skill evaluation results"
-    latest = _RUN_HEADING.search(ordered[0])
-    header = _header(repo_id, skill_name, latest.group("split") if latest else split, len(ordered))
+    header = _header(repo_id, skill_name, ordered)
     body = header + "\n" + "\n".join(ordered)
     data = DatasetCardData(**meta)
     return str(DatasetCard(f"---\n{data.to_yaml()}\n---\n\n{body}"))

@@ -13,6 +13,7 @@ scrubbed of secrets before it leaves the machine. ``datasets`` is imported only 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -74,9 +75,9 @@ def read_run(run_dir: Path) -> RunRecord:
     path = Path(run_dir)
     if not path.is_dir():
         raise UsageError(f"{path}: no such run folder")
-    _refuse_links(path)
-    if not (path / SAMPLES_FILE).is_file():
+    if not (path / SAMPLES_FILE).is_file():  # before walking it: /tmp is no run folder
         raise UsageError(f"{path}: no samples.jsonl (not a run folder, or nothing ran yet)")
+    _refuse_links(path)
     record = load_run(path)
     if not record.samples:
         raise UsageError(f"{record.folder.samples_file}: no samples to publish")
@@ -281,60 +282,57 @@ def config_schema(config: str) -> str:
 def _write_card(
     hub: Hub,
     repo_id: str,
-    record: RunRecord,
-    rows: list[dict[str, Any]],
+    card: Callable[[str], str],
+    files: dict[str, bytes],
     split: str,
     redactor: Redactor,
 ) -> str:
-    """Rewrite README.md (keeping datasets' metadata and earlier runs) and upload the chart.
+    """Rewrite README.md as ``card(existing card)`` says and upload ``files`` (repo path ->
+    bytes) in the same commit.
 
     The commit names its parent, so a push landing in between makes it retry on the new card.
     """
+    from huggingface_hub import CommitOperationAdd
+
     for attempt in range(1, 4):
+        head = hub.head(repo_id, "dataset")
+        if head is None:
+            raise HubError(f"{repo_id}: the Hub returned no commit for the dataset")
+        existing = hub.download_file(repo_id, CARD_FILE, head, "dataset").read_text("utf-8")
+        ops = [CommitOperationAdd(CARD_FILE, redactor(card(existing)).encode("utf-8"))]
+        ops += [CommitOperationAdd(path, data) for path, data in files.items()]
         try:
-            return _write_card_once(hub, repo_id, record, rows, split, redactor)
+            info = hub.create_commit(
+                repo_id,
+                ops,
+                message=f"Card, chart and tests for {split}",
+                repo_type="dataset",
+                parent_commit=head,
+            )
         except HubError as exc:
             if attempt == 3 or exc.status != 412:
                 raise
+            continue
+        return str(info.oid)
     raise AssertionError("unreachable")  # pragma: no cover
 
 
-def _write_card_once(
-    hub: Hub,
-    repo_id: str,
-    record: RunRecord,
-    rows: list[dict[str, Any]],
-    split: str,
-    redactor: Redactor,
-) -> str:
-    from huggingface_hub import CommitOperationAdd
+def _run_card_files(
+    record: RunRecord, split: str, redactor: Redactor
+) -> tuple[str | None, dict[str, bytes]]:
+    """An eval run's chart path in the dataset (None without one) and the files to upload
+    beside its card: the chart and the run's test cases."""
+    from upskill_hub.publish.dataset_card import tests_path
 
-    from upskill_hub.publish.dataset_card import build_dataset_card, tests_path
-
+    files: dict[str, bytes] = {}
     chart = record.folder.chart_file
     chart_path = f"charts/{split}.png" if chart.is_file() else None
-    head = hub.head(repo_id, "dataset")
-    if head is None:
-        raise HubError(f"{repo_id}: the Hub returned no commit for the dataset")
-    existing = hub.download_file(repo_id, CARD_FILE, head, "dataset").read_text("utf-8")
-    card = build_dataset_card(
-        existing, record, repo_id=repo_id, split=split, rows=rows, chart_path=chart_path
-    )
-    ops = [CommitOperationAdd(CARD_FILE, redactor(card).encode("utf-8"))]
     if chart_path:
-        ops.append(CommitOperationAdd(chart_path, chart.read_bytes()))
+        files[chart_path] = chart.read_bytes()
     tests = record.folder.tests_file
     if tests.is_file():
-        text = redactor(tests.read_text("utf-8"))
-        ops.append(CommitOperationAdd(tests_path(split), text.encode("utf-8")))
-    info = hub.create_commit(
-        repo_id,
-        ops,
-        message=f"Card, chart and tests for {split}",
-        repo_type="dataset",
-        parent_commit=head,
-    )
-    return str(info.oid)
+        files[tests_path(split)] = redactor(tests.read_text("utf-8")).encode("utf-8")
+    return chart_path, files
 
 
 def push_results(
@@ -397,7 +395,19 @@ def push_results(
     with quiet_datasets():
         _push_split(hub, repo_id, SAMPLES_CONFIG, samples, split, token)
         _push_split(hub, repo_id, SUMMARY_CONFIG, summary, split, token)
-    commit = _write_card(hub, repo_id, record, summary, split, redactor)
+    from upskill_hub.publish.dataset_card import build_dataset_card
+
+    chart_path, files = _run_card_files(record, split, redactor)
+    commit = _write_card(
+        hub,
+        repo_id,
+        lambda existing: build_dataset_card(
+            existing, record, repo_id=repo_id, split=split, rows=summary, chart_path=chart_path
+        ),
+        files,
+        split,
+        redactor,
+    )
     url = hub.repo_url(repo_id, "dataset")
     card_commit = card_pr = None
     if target is not None:

@@ -3,6 +3,9 @@
 A source is a run folder, or a results dataset ``NS/NAME`` with an optional ``:split``. From the
 Hub the ``summary`` config is loaded with ``datasets.load_dataset``; without a split the latest
 run (by its start time) is shown. Both give the same rows (``schemas/summary.schema.json``).
+A trigger eval (its folder, or a split of the ``triggers`` config) reads back as
+:class:`TriggerRunResults`: the same figures as its ``trigger_summary.json``, recomputed from
+the published per-query counts.
 
 :func:`compare_results` pairs the two runs' rows by model; when each run has exactly one model
 and they differ, those two are paired (labelled ``X vs Y``: comparing two models on one skill
@@ -30,6 +33,7 @@ class RunResults:
     case_ids: tuple[str, ...] | None = None  # known for a run folder
     # per model: summary.json's case table and pass^k per arm (run folders, stats_version 2)
     case_tables: dict[str, dict[str, Any]] | None = None
+    mode: str | None = None  # "inline" or "agent"; known for a run folder
 
     @property
     def models(self) -> list[ModelResult]:
@@ -58,6 +62,19 @@ class RunResults:
             "split": self.split,
             "models": [m.to_dict() for m in self.models],
         }
+
+
+@dataclass(frozen=True)
+class TriggerRunResults:
+    """A trigger eval read back: ``summary`` in ``trigger_summary.json``'s shape (``skill``,
+    ``models`` with their ``sets`` and ``queries``, ``errors``)."""
+
+    source: str
+    split: str
+    summary: dict[str, Any]
+
+    def to_dict(self) -> dict[str, Any]:
+        return self.summary
 
 
 @dataclass(frozen=True)
@@ -94,7 +111,7 @@ def _rate(row: dict[str, Any] | None) -> float | None:
     return None if not row else row.get("pass_rate")
 
 
-def load_results(source: str | Path, split: str | None = None) -> RunResults:
+def load_results(source: str | Path, split: str | None = None) -> RunResults | TriggerRunResults:
     """The summary of a run folder, or of one split (default: the latest) of a dataset."""
     text = str(source)
     path = Path(text).expanduser()
@@ -116,6 +133,18 @@ def load_results(source: str | Path, split: str | None = None) -> RunResults:
     return _hub(repo, named or split)
 
 
+def load_eval_results(source: str | Path) -> RunResults:
+    """:func:`load_results` for what only eval runs have (lift, arms): a trigger eval is refused
+    in one line."""
+    results = load_results(source)
+    if isinstance(results, TriggerRunResults):
+        raise UsageError(
+            f"{source}: a trigger eval (recall and false triggers, no lift): it compares with "
+            "no eval run; show it with 'results show'"
+        )
+    return results
+
+
 def compare_results(a: RunResults, b: RunResults) -> list[ModelComparison]:
     """Per model (A's order, then B's new ones): both results and the deltas B − A.
 
@@ -133,6 +162,8 @@ def compare_results(a: RunResults, b: RunResults) -> list[ModelComparison]:
 def comparison_warning(a: RunResults, b: RunResults) -> str | None:
     """One line when A and B measured different skills or case sets, else None."""
     problems = []
+    if a.mode and b.mode and a.mode != b.mode:
+        problems.append(f"mode (A: {a.mode}; B: {b.mode}: the skill reached the model another way)")
     if a.skill != b.skill:
         problems.append(f"skill (A: {a.skill}; B: {b.skill})")
     if a.case_ids is not None and b.case_ids is not None:
@@ -150,9 +181,12 @@ def comparison_warning(a: RunResults, b: RunResults) -> str | None:
     return "the runs differ in " + " and ".join(problems) + "; the deltas compare different things"
 
 
-def _local(path: Path) -> RunResults:
+def _local(path: Path) -> RunResults | TriggerRunResults:
+    from upskill_hub.evaluation.triggers import is_trigger_run
     from upskill_hub.publish.results_dataset import read_run, run_id_of, split_name, summary_rows
 
+    if is_trigger_run(path):
+        return _local_triggers(path)
     record = read_run(path)
     rows = summary_rows(record)
     case_ids = tuple(c.id for c in record.cases)
@@ -168,26 +202,78 @@ def _local(path: Path) -> RunResults:
         if "case_table" in m
     }
     return RunResults(
-        str(path), split_name(run_id_of(record)), rows, case_ids, tables if tables else None
+        str(path),
+        split_name(run_id_of(record)),
+        rows,
+        case_ids,
+        tables if tables else None,
+        mode="agent" if record.info.mode == "agent" else "inline",
     )
 
 
-def _hub(repo: str, split: str | None) -> RunResults:
+def _local_triggers(path: Path) -> TriggerRunResults:
+    from upskill_hub.evaluation.triggers import TRIGGER_SUMMARY_FILE
+    from upskill_hub.publish.results_dataset import split_name
+    from upskill_hub.publish.trigger_results import read_run_json
+
+    summary = read_run_json(path / TRIGGER_SUMMARY_FILE)
+    info = read_run_json(path / "run.json") if (path / "run.json").is_file() else {}
+    return TriggerRunResults(str(path), split_name(str(info.get("run_id") or path.name)), summary)
+
+
+def _hub(repo: str, split: str | None) -> RunResults | TriggerRunResults:
     from upskill_hub.publish.results_dataset import SUMMARY_CONFIG, dataset_repo_id
+    from upskill_hub.publish.trigger_results import TRIGGERS_CONFIG
 
     repo_id = dataset_repo_id(repo)
-    splits = _load_splits(repo_id, SUMMARY_CONFIG)
-    if not splits:
+    evals = _load_splits(repo_id, SUMMARY_CONFIG)
+    if evals and split in evals:
+        return RunResults(repo_id, split, evals[split])
+    triggers = _load_splits(repo_id, TRIGGERS_CONFIG)
+    if evals is None and triggers is None:
+        raise UsageError(
+            f"{repo_id}: not a results dataset (no '{SUMMARY_CONFIG}' or '{TRIGGERS_CONFIG}' "
+            "config)"
+        )
+    runs = {**(triggers or {}), **(evals or {})}
+    if not runs:
         raise UsageError(f"{repo_id}: the dataset holds no runs")
     if split is None:
-        split = max(splits, key=lambda s: (_started(splits[s]), list(splits).index(s)))
-    elif split not in splits:
-        raise UsageError(f"{repo_id}: no split {split!r} (runs: {', '.join(splits)})")
-    return RunResults(repo_id, split, splits[split])
+        split = max(runs, key=lambda s: (_started(runs[s]), list(runs).index(s)))
+    elif split not in runs:
+        raise UsageError(f"{repo_id}: no split {split!r} (runs: {', '.join(runs)})")
+    if evals and split in evals:
+        return RunResults(repo_id, split, evals[split])
+    return TriggerRunResults(repo_id, split, trigger_summary_of(runs[split], repo_id, split))
 
 
-def _load_splits(repo_id: str, config: str) -> dict[str, list[dict[str, Any]]]:
-    """Every split of ``config`` as rows; Hub failures become typed one-line errors."""
+def trigger_summary_of(rows: list[dict[str, Any]], source: str, split: str) -> dict[str, Any]:
+    """A published ``triggers`` split as ``trigger_summary.json``'s shape, every rate
+    recomputed from the per-query counts (:func:`trigger_stats.stats_from_counts`)."""
+    from upskill_hub.evaluation.trigger_queries import TriggerQuery
+    from upskill_hub.evaluation.trigger_stats import stats_from_counts
+
+    by_model: dict[str, list[tuple[TriggerQuery, int, int, int]]] = {}
+    for row in rows:
+        query = TriggerQuery(
+            str(row["query_id"]), str(row["query"]), bool(row["should_trigger"]), row.get("split")
+        )
+        counts = (query, int(row["runs"]), int(row["triggered"]), int(row["errors"]))
+        by_model.setdefault(str(row["model"]), []).append(counts)
+    first = rows[0] if rows else {}
+    return {
+        "source": source,
+        "split": split,
+        "skill": first.get("skill_name"),
+        "distractors": list(first.get("distractors") or []),
+        "models": [stats_from_counts(m, counts).to_dict() for m, counts in by_model.items()],
+        "errors": sum(int(r["errors"]) for r in rows),
+    }
+
+
+def _load_splits(repo_id: str, config: str) -> dict[str, list[dict[str, Any]]] | None:
+    """Every split of ``config`` as rows (None when the dataset has no such config); Hub
+    failures become typed one-line errors."""
     from datasets import load_dataset
     from datasets.exceptions import DatasetNotFoundError
 
@@ -207,7 +293,7 @@ def _load_splits(repo_id: str, config: str) -> dict[str, list[dict[str, Any]]]:
         ) from exc
     except ValueError as exc:
         if "config" in str(exc).lower():
-            raise UsageError(f"{repo_id}: not a results dataset (no '{config}' config)") from exc
+            return None
         raise
     except Exception as exc:
         mapped = hub.map_error(exc, repo_id=repo_id, action="load the summary")

@@ -1,7 +1,8 @@
 """Publish a trigger eval's run folder to a results dataset: the ``triggers`` config, one row
 per model and query (``schemas/trigger_query.schema.json``), split ``run_<run id>`` as for
-eval runs. Reads what the trigger eval wrote; never re-runs anything. The dataset card is
-left as ``datasets`` writes it (its config list): the eval runs' card is not rewritten."""
+eval runs. Reads what the trigger eval wrote; never re-runs anything. The dataset card gets the
+run's section (recall and false triggers per model and set, method, reproduce step) beside the
+eval runs' sections, and the queries file is uploaded as ``tests/<split>.json``."""
 
 from __future__ import annotations
 
@@ -18,7 +19,8 @@ TRIGGERS_CONFIG = "triggers"
 TRIGGER_SCHEMA = "trigger_query"
 
 
-def _read(path: Path) -> Any:
+def read_run_json(path: Path) -> Any:
+    """A JSON file of a run folder; one UsageError line naming it when unreadable."""
     try:
         return json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError) as exc:
@@ -30,8 +32,8 @@ def trigger_rows(run_dir: Path, redactor: Redactor | None = None) -> list[dict[s
     from upskill_hub.evaluation.triggers import TRIGGER_SUMMARY_FILE
 
     redactor = redactor or Redactor()
-    info = _read(Path(run_dir) / "run.json")
-    summary = _read(Path(run_dir) / TRIGGER_SUMMARY_FILE)
+    info = read_run_json(Path(run_dir) / "run.json")
+    summary = read_run_json(Path(run_dir) / TRIGGER_SUMMARY_FILE)
     rows = []
     for model in summary.get("models") or []:
         sets = {s["set"]: s for s in model.get("sets") or []}
@@ -87,5 +89,37 @@ def push_trigger_results(
     split = split_name(rows[0]["run_id"])
     hub = Hub(token=token)
     hub.create_repo(repo_id, repo_type="dataset", private=private)
-    commit = push_config_rows(hub, repo_id, TRIGGERS_CONFIG, TRIGGER_SCHEMA, rows, split, token)
+    push_config_rows(hub, repo_id, TRIGGERS_CONFIG, TRIGGER_SCHEMA, rows, split, token)
+    commit = _write_trigger_card(hub, path, repo_id, split, Redactor([token]))
     return PushedResults(repo_id, hub.repo_url(repo_id, "dataset"), commit, split)
+
+
+def _write_trigger_card(
+    hub: Any, run_dir: Path, repo_id: str, split: str, redactor: Redactor
+) -> str:
+    """The dataset card with this trigger run's section (a dataset of trigger runs alone gets
+    its license, tags and header too), and the queries (``tests/<split>.json``) its reproduce
+    step downloads."""
+    from upskill_hub.evaluation.records import RunInfo
+    from upskill_hub.evaluation.triggers import QUERIES_JSON, TRIGGER_SUMMARY_FILE
+    from upskill_hub.publish.dataset_card import card_with_section, tests_path, trigger_run_section
+    from upskill_hub.publish.results_dataset import _write_card
+
+    info = RunInfo.from_dict(read_run_json(run_dir / "run.json"))
+    summary = read_run_json(run_dir / TRIGGER_SUMMARY_FILE)
+    queries_file = run_dir / QUERIES_JSON
+    queries = read_run_json(queries_file) if queries_file.is_file() else []
+    section = trigger_run_section(summary, info, split=split, queries=len(queries), repo_id=repo_id)
+    files = {}
+    if queries_file.is_file():
+        files[tests_path(split)] = redactor(queries_file.read_text("utf-8")).encode("utf-8")
+    return _write_card(
+        hub,
+        repo_id,
+        lambda existing: card_with_section(
+            existing, info, repo_id=repo_id, split=split, section=section
+        ),
+        files,
+        split,
+        redactor,
+    )

@@ -402,11 +402,14 @@ def _check_xet(hub: Hub, prepared: list[_Prepared]) -> None:
         )
 
 
-def _tag_exists(repo_id: str, tag: str) -> UsageError:
-    return UsageError(
+def _tag_exists(repo_id: str, tag: str) -> HubError:
+    """A refusal (exit 1, like any push the Hub refuses), not a bad flag: the tag is taken."""
+    return HubError(
         f"{repo_id}: tag {tag!r} already exists; push with a new version (",
         Param("tag"),
         f") or delete the tag first (hf repos tag delete {repo_id} {tag})",
+        status=409,
+        repo_id=repo_id,
     )
 
 

@@ -439,7 +439,8 @@ def _read_capped(path: Path, cap: int) -> bytes:
 def enforce(findings: Iterable[ScanFinding], allow_unsafe: bool) -> list[str]:
     """Raise :class:`UnsafeSkill` when any finding is an error, unless ``allow_unsafe``.
 
-    Returns the lines to print: every warning, plus the overridden errors when allowed.
+    Returns the lines to print as warnings (without the word: the caller labels them): every
+    warning, plus the overridden errors when allowed.
     """
     findings = list(findings)
     errors = [f for f in findings if f.severity == "error"]
@@ -451,6 +452,10 @@ def enforce(findings: Iterable[ScanFinding], allow_unsafe: bool) -> list[str]:
             Param("allow_unsafe"),
             " to override",
         )
-    lines = [str(f) for f in findings if f.severity == "warning"]
-    lines += [f"{f} (allowed by --allow-unsafe)" for f in errors]
+    # callers print these under a "warning" label: the line itself does not say it again
+    lines = [f"{f.location}: {f.message} [{f.rule}]" for f in findings if f.severity == "warning"]
+    lines += [
+        f"{f.location}: {f.message} [{f.rule}] (an error, allowed by --allow-unsafe)"
+        for f in errors
+    ]
     return lines

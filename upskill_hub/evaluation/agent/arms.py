@@ -44,16 +44,24 @@ def retry_schedule(config: EvalConfig) -> RetrySchedule:
     )
 
 
-def check_tool_support(providers: Sequence[Provider]) -> None:
-    """:class:`UsageError` naming ``--mode`` when a model cannot call tools (the embedded one)."""
+def check_tool_support(providers: Sequence[Provider], *, triggers: bool = False) -> None:
+    """:class:`UsageError` when a model cannot call tools (the embedded one): naming ``--mode``
+    for agent mode, ``--triggers`` for a trigger eval (which always runs the tool loop)."""
     for provider in providers:
-        if not provider.supports_tools:
+        if provider.supports_tools:
+            continue
+        if triggers:
             raise UsageError(
-                Param("mode"),
-                f" agent: {provider.model_id} cannot call tools (its chat handler has none); use ",
-                Param("mode"),
-                " inline for it, or an API model",
+                Param("triggers"),
+                f": {provider.model_id} cannot call tools (its chat handler has none), and a "
+                "trigger eval needs a model that calls the Skill tool; use an API model",
             )
+        raise UsageError(
+            Param("mode"),
+            f" agent: {provider.model_id} cannot call tools (its chat handler has none); use ",
+            Param("mode"),
+            " inline for it, or an API model",
+        )
 
 
 def retried_turns(
