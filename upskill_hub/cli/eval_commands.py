@@ -74,8 +74,10 @@ def _run(skill: Skill, cases: list[TestCase], config: EvalConfig, **kwargs: Any)
         transient=True,
     )
     task = bar.add_task(skill.name, total=None, passed=0, failed=0, errors=0)
+    latest: list[RunProgress] = []
 
     def on_sample(_sample: Sample, p: RunProgress) -> None:
+        latest[:] = [p]
         bar.update(
             task,
             completed=p.done,
@@ -96,15 +98,50 @@ def _run(skill: Skill, cases: list[TestCase], config: EvalConfig, **kwargs: Any)
 
         with contextlib.suppress(NotImplementedError, RuntimeError):  # not main thread
             loop.add_signal_handler(signal.SIGINT, first_interrupt)
+        # no terminal (CI, nohup): no bar, so a plain line at a steady interval instead
+        ticker = None if err.is_terminal else asyncio.create_task(_progress_lines(latest))
         try:
             return await run_eval(
                 skill, cases, config, on_sample=on_sample, cancel=cancel, **kwargs
             )
         finally:
             loop.remove_signal_handler(signal.SIGINT)
+            if ticker is not None:
+                ticker.cancel()
 
     with bar:
         return asyncio.run(main())
+
+
+#: Seconds between progress lines when stderr is not a terminal (the environment may change it).
+PROGRESS_SECONDS = 30.0
+
+
+async def _progress_lines(latest: list[Any]) -> None:
+    """Print ``eval: 12/90 samples (10 pass, 2 fail, 0 error), 45s`` every
+    ``UPSKILL_HUB_PROGRESS_SECONDS`` (default 30) seconds, from the newest progress."""
+    import asyncio
+    import os
+    import time
+
+    try:
+        every = float(os.environ.get("UPSKILL_HUB_PROGRESS_SECONDS", PROGRESS_SECONDS))
+    except ValueError:
+        every = PROGRESS_SECONDS
+    every = max(every, 0.1)
+    started = time.monotonic()
+    while True:
+        await asyncio.sleep(every)
+        elapsed = time.monotonic() - started
+        if latest:
+            p = latest[0]
+            line = (
+                f"eval: {p.done}/{p.total} samples ({p.passed} pass, {p.failed} fail, "
+                f"{p.errors} error), {elapsed:.0f}s"
+            )
+        else:
+            line = f"eval: waiting for the first sample, {elapsed:.0f}s"
+        err_console().print(line, markup=False, highlight=False, soft_wrap=True)
 
 
 def _push_options(

@@ -41,7 +41,8 @@ def build_tables(models: Sequence[dict[str, Any]], *, title: str | None = None) 
     Rates in percent with their 95% interval (clustered by case); ``n`` graded samples, ``err``
     samples that failed after retries (excluded from the rates); tokens are means per graded
     sample (input/output), latency the median. Lift is in percentage points with its 95%
-    interval by test case; ``cases×runs`` is the n behind it (cases graded in both arms).
+    interval by test case; ``cases×runs`` is the n behind it (cases graded in both arms);
+    ``tok in/out ×`` the with-skill arm's mean input and output tokens over the baseline's.
     """
     from rich.table import Table
 
@@ -51,7 +52,7 @@ def build_tables(models: Sequence[dict[str, Any]], *, title: str | None = None) 
         rates.add_column(name, justify="right", no_wrap=True)
     lift = Table()
     lift.add_column("model", overflow="fold", min_width=12)
-    for name in ("lift", "95% CI", "cases×runs", "tok saved"):
+    for name in ("lift", "95% CI", "cases×runs", "tok in/out ×"):
         lift.add_column(name, justify="right", no_wrap=True)
     lift.add_column("verdict")
     for i, stats in enumerate(models):
@@ -63,17 +64,31 @@ def build_tables(models: Sequence[dict[str, Any]], *, title: str | None = None) 
             "  with skill", *_arm_cells(stats["with_skill"]), end_section=i < len(models) - 1
         )
         value = stats.get("lift")
-        savings = stats.get("token_savings")
         verdict = str(stats.get("verdict", ""))
         lift.add_row(
             stats["model"],
             points(value),
             interval(stats.get("lift_ci95"), signed=True),
             lift_n(stats),
-            NONE if savings is None else f"{savings * 100:+.0f}%",
+            token_ratios(base, stats["with_skill"]),
             f"[{VERDICT_STYLES.get(verdict, 'yellow')}]{verdict}[/]",
         )
     return [rates, lift]
+
+
+def token_ratios(base: dict[str, Any] | None, skill: dict[str, Any]) -> str:
+    """``17.1×/0.92×``: mean input and output tokens with the skill over without it (the skill
+    arm's prompt is longer; its answers may be shorter)."""
+
+    def ratio(kind: str) -> str:
+        without = ((base or {}).get("tokens") or {}).get(kind)
+        with_ = (skill.get("tokens") or {}).get(kind)
+        if not without or with_ is None:
+            return NONE
+        value = with_ / without
+        return f"{value:.1f}×" if value >= 10 else f"{value:.2f}×"
+
+    return f"{ratio('input')}/{ratio('output')}"
 
 
 def lift_n(stats: dict[str, Any]) -> str:
