@@ -12,7 +12,8 @@ from huggingface_hub import DatasetCard, hf_hub_download
 
 from tests.cli_runner import run_cli
 from tests.publish.run_folders import make_run_folder
-from tests.support.llm_servers import ToolCallReply, last_user_message, openai_server, tool_results
+from tests.publish.test_push_triggers import responder
+from tests.support.llm_servers import openai_server
 
 SKILL_MD = """---
 name: owl-watch
@@ -28,14 +29,6 @@ QUERIES = [
     {"query": "Bake bread", "should_trigger": False},
     {"query": "Which hawk whistles? (not an owl)", "should_trigger": False},
 ]
-
-
-def responder(request: dict[str, Any]) -> str | ToolCallReply:
-    if tool_results(request):
-        return "ok"
-    if "owl" in last_user_message(request):
-        return ToolCallReply((("Skill", {"skill": "owl-watch"}),))
-    return "An answer."
 
 
 def _trigger_run(tmp_path: Path) -> dict[str, Any]:
