@@ -301,6 +301,30 @@ def test_an_invalid_timeout_is_a_400_and_starts_nothing(
     assert list(owner.list_scheduled_jobs(namespace="local-user")) == []
 
 
+@pytest.mark.parametrize(
+    ("field", "value"),
+    [
+        ("command", []),
+        ("command", "id"),
+        ("arguments", [1, 2]),
+        ("arguments", "-c"),
+        ("environment", ["A=1"]),
+        ("secrets", {"K": {"nested": 1}}),
+        ("labels", "x"),
+    ],
+)
+def test_a_malformed_spec_is_a_400_naming_its_field(
+    jobs_server: RunningServer, field: str, value: object
+) -> None:
+    spec: dict[str, object] = {"command": ["python", "-c", "import time; time.sleep(30)"]}
+    spec[field] = value
+    headers = {"Authorization": f"Bearer {OWNER}"}
+    sent = httpx.post(f"{jobs_server.url}/api/jobs/local-user", json=spec, headers=headers)
+    assert sent.status_code == 400 and sent.json()["error"].startswith(f"{field}: ")
+    runs = jobs_server.data_dir / "jobs" / "runs"
+    assert not any(runs.iterdir())
+
+
 def test_a_valid_timeout_still_ends_the_job(jobs_server: RunningServer) -> None:
     headers = {"Authorization": f"Bearer {OWNER}"}
     spec = {"command": ["python", "-c", "import time; time.sleep(30)"], "timeoutSeconds": 0.5}
