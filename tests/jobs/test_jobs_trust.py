@@ -13,6 +13,7 @@ from huggingface_hub import HfApi
 from tests.jobs.conftest import SENTINEL, cli, make_skill
 from tests.support.llm_servers import FakeLLMServer
 from upskill_hub.evaluation.run_dir import read_samples
+from upskill_hub.hub_server import RunningServer
 from upskill_hub.jobs.artifacts import shard_prefix
 from upskill_hub.jobs.plan import make_shards
 
@@ -82,6 +83,24 @@ def test_a_forged_shard_is_regraded_with_a_warning(
     data = json.loads(cancelled.stdout)
     assert data["cancelled"] == 0 and data["run_dir"] == str(run_dir)
     assert [(s["id"], s["state"]) for s in data["shards"]] == [(shard["id"], "completed")]
+
+
+def test_a_hub_without_jobs_says_so_in_one_line(
+    tmp_path: Path, hub_server: RunningServer, fake_model: FakeLLMServer
+) -> None:
+    """The session's Hub runs without --jobs: submitting is refused with the server's reason."""
+    skill = make_skill(tmp_path, cases=1)
+    env = {"HF_ENDPOINT": hub_server.url, "HF_TOKEN": "any", "UPSKILL_HUB_API_KEY": SENTINEL}
+    ran = cli(
+        "eval", str(skill), "--model", "fake-a", "--base-url", fake_model.base_url,
+        "-o", str(tmp_path / "runs"), "--executor", "jobs", "--install", "none",
+        "--artifact-repo", f"local-user/runs-{uuid.uuid4().hex[:8]}", "--yes", extra_env=env,
+    )  # fmt: skip
+    assert ran.returncode != 0 and "Traceback" not in ran.stderr
+    last = ran.stderr.strip().splitlines()[-1]
+    assert last.startswith("error: run_job for shard 00000: the Jobs API refused it (404): ")
+    assert "hub serve --jobs --token" in last
+    assert fake_model.requests == []
 
 
 @pytest.mark.parametrize("runs", [1, 2, 3, 10])
