@@ -68,6 +68,7 @@ def main() -> int:
     env = {**os.environ, "PYTHONPATH": str(ROOT), "HF_HUB_DISABLE_XET": "1"}
     model_proc, base_url = start([sys.executable, "-c", SERVER, str(ROOT)], env)
     hub_argv = [sys.executable, "-m", "upskill_hub", "hub", "serve", "--data", str(tmp / "hub")]
+    hub_argv += ["--jobs", "--token", "hf_bench_token"]  # the Jobs API answers only its holder
     hub_proc, hub_url = start(hub_argv, env)
     os.environ.update(
         {

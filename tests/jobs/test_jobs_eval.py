@@ -6,14 +6,15 @@ from __future__ import annotations
 import json
 import uuid
 from pathlib import Path
-from typing import Any
 
 from huggingface_hub import HfApi
 
-from tests.conftest import HUB_TOKEN
-from tests.jobs.conftest import SENTINEL, cli, make_skill
+from tests.jobs.conftest import JOBS_TOKEN, SENTINEL, cli, cli_env, make_skill
 from tests.support.llm_servers import FakeLLMServer
 from upskill_hub.evaluation.run_dir import read_samples
+
+#: huggingface_hub 2.4's list_jobs asks whoami of the default endpoint, not the api's own.
+NS = "local-user"
 
 
 def outcomes(run_dir: Path) -> dict[tuple[str, str, int, str], str]:
@@ -26,7 +27,7 @@ def only_run(root: Path) -> Path:
 
 
 def test_grid_on_jobs_equals_local_run_and_keeps_keys_secret(
-    tmp_path: Path, hub_server: Any, fake_model: FakeLLMServer
+    tmp_path: Path, api: HfApi, fake_model: FakeLLMServer
 ) -> None:
     skill = make_skill(tmp_path, cases=5)
     repo = f"local-user/runs-{uuid.uuid4().hex[:8]}"
@@ -65,28 +66,27 @@ def test_grid_on_jobs_equals_local_run_and_keeps_keys_secret(
     assert "6/6 shards finished (0 running, 0 waiting, 0 failed), 40/40 samples" in jobs.stderr
     published = cli("results", "push", str(jobs_dir), "--repo", f"{repo}-results")
     assert published.returncode == 0, published.stderr
-    assert HfApi().list_repo_files(f"{repo}-results", repo_type="dataset")
+    assert api.list_repo_files(f"{repo}-results", repo_type="dataset")
 
     # secrets: names only in the specs, never in env, labels, logs, artifacts or run folder
-    api = HfApi()
-    run_jobs = list(api.list_jobs(labels={"upskill-hub-run": plan["run_id"]}))
+    run_jobs = list(api.list_jobs(labels={"upskill-hub-run": plan["run_id"]}, namespace=NS))
     assert len(run_jobs) == 6
     for job in run_jobs:
         assert set(job.secrets or {}) == {"HF_TOKEN", "UPSKILL_HUB_API_KEY"}
         shown = json.dumps([job.environment, job.labels, job.command, job.secrets])
-        assert SENTINEL not in shown and HUB_TOKEN not in shown
+        assert SENTINEL not in shown and JOBS_TOKEN not in shown
         logs = "\n".join(api.fetch_job_logs(job_id=job.id))
-        assert "shard" in logs and SENTINEL not in logs and HUB_TOKEN not in logs
+        assert "shard" in logs and SENTINEL not in logs and JOBS_TOKEN not in logs
     snapshot = Path(api.snapshot_download(repo, repo_type="dataset", local_dir=tmp_path / "art"))
     files = [p for p in snapshot.rglob("*") if p.is_file() and ".cache" not in p.parts]
     assert any(p.name == "samples.jsonl" for p in files)
     for path in [*files, *jobs_dir.iterdir()]:
         if path.is_file():
             data = path.read_bytes()
-            assert SENTINEL.encode() not in data and HUB_TOKEN.encode() not in data, path
+            assert SENTINEL.encode() not in data and JOBS_TOKEN.encode() not in data, path
 
 
-def test_no_terminal_needs_yes(tmp_path: Path, hub_server: Any, fake_model: FakeLLMServer) -> None:
+def test_no_terminal_needs_yes(tmp_path: Path, api: HfApi, fake_model: FakeLLMServer) -> None:
     skill = make_skill(tmp_path, cases=2)
     result = cli(
         "eval", str(skill), "--model", "fake-a", "--base-url", fake_model.base_url,
@@ -100,7 +100,7 @@ def test_no_terminal_needs_yes(tmp_path: Path, hub_server: Any, fake_model: Fake
     assert fake_model.requests == []
 
 
-def test_bad_flags_are_one_line(tmp_path: Path, hub_server: Any) -> None:
+def test_bad_flags_are_one_line(tmp_path: Path, api: HfApi) -> None:
     skill = make_skill(tmp_path, cases=1)
     for flags, expected in (
         (["--flavor", "h100"], "error: --flavor 'h100': unknown flavor"),
@@ -127,7 +127,7 @@ def test_bad_flags_are_one_line(tmp_path: Path, hub_server: Any) -> None:
 
 
 def test_terminal_asks_before_submitting(
-    tmp_path: Path, hub_server: Any, fake_model: FakeLLMServer
+    tmp_path: Path, api: HfApi, fake_model: FakeLLMServer
 ) -> None:
     import os
     import pty
@@ -137,8 +137,7 @@ def test_terminal_asks_before_submitting(
     from tests.jobs.conftest import REPO
 
     skill = make_skill(tmp_path, cases=1)
-    env = {k: v for k, v in os.environ.items() if not k.endswith(("_API_KEY", "_BASE_URL"))}
-    env.update({"PYTHONPATH": str(REPO), "NO_COLOR": "1", "UPSKILL_HUB_JOBS_POLL": "0.3"})
+    env = cli_env()
     argv = [sys.executable, "-m", "upskill_hub", "eval", str(skill), "--model", "fake-a"]
     argv += ["--base-url", fake_model.base_url, "--executor", "jobs", "--install", "none"]
     repo = f"local-user/runs-{uuid.uuid4().hex[:8]}"

@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 import uuid
 from pathlib import Path
-from typing import Any
 
 import pytest
 from huggingface_hub import HfApi
@@ -104,7 +103,7 @@ def test_vllm_without_jobs_or_vllm_is_one_line(tmp_path: Path) -> None:
 
 
 def test_scheduled_eval_runs_and_pushes(
-    tmp_path: Path, hub_server: Any, fake_model: FakeLLMServer
+    tmp_path: Path, api: HfApi, fake_model: FakeLLMServer
 ) -> None:
     name = f"canary-{uuid.uuid4().hex[:8]}"
     skill = make_skill(tmp_path, cases=2)
@@ -121,7 +120,6 @@ def test_scheduled_eval_runs_and_pushes(
     scheduled_id = made.stdout.split()[2].rstrip(":")
     listed = cli("jobs", "schedules")
     assert f"{scheduled_id}  @weekly  {skill_repo} -> {results}" in listed.stdout
-    api = HfApi()
     spec = api.inspect_scheduled_job(scheduled_job_id=scheduled_id).job_spec
     assert SENTINEL not in json.dumps([spec.environment, spec.command, spec.secrets, spec.labels])
     job = api.trigger_scheduled_job(scheduled_job_id=scheduled_id)  # what the clock does

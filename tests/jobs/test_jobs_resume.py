@@ -11,7 +11,6 @@ import time
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
 from huggingface_hub import HfApi
@@ -49,7 +48,7 @@ def committed(api: HfApi, repo: str, run_id: str, shard_id: str) -> int:
 
 
 def test_crashed_and_cancelled_shards_resume(
-    tmp_path: Path, hub_server: Any, slow_model: FakeLLMServer
+    tmp_path: Path, api: HfApi, slow_model: FakeLLMServer
 ) -> None:
     skill = make_skill(tmp_path, cases=30)
     repo = f"local-user/runs-{uuid.uuid4().hex[:8]}"
@@ -65,7 +64,6 @@ def test_crashed_and_cancelled_shards_resume(
     (run_dir,) = (tmp_path / "runs").iterdir()
     plan = json.loads((run_dir / "jobs.json").read_text())
     assert [len(s["case_ids"]) for s in plan["shards"]] == [15, 15]  # 30 samples each
-    api = HfApi()
     first, second = plan["shards"]
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline and (

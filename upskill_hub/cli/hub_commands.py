@@ -32,17 +32,36 @@ def register(app: typer.Typer) -> None:
             "--token",
             help="Only 'Authorization: Bearer TOKEN' may write or read private repos.",
         ),
+        jobs: bool = typer.Option(
+            False,
+            "--jobs",
+            help="Answer the Jobs API (needs --token): runs the token holder's commands "
+            "as local processes, no container.",
+        ),
     ) -> None:
         """Serve the Hub API locally; prints the URL as the first line, then serves until Ctrl-C.
 
         Point clients at it with HF_ENDPOINT=<url> and HF_HUB_DISABLE_XET=1. This is a local
-        stand-in for offline work, CI and tests, NOT a replacement for the Hugging Face Hub; its
-        Jobs API runs each Job's command as a local subprocess (no container).
+        stand-in for offline work, CI and tests, NOT a replacement for the Hugging Face Hub.
+        With --jobs (and --token) its Jobs API runs each Job's command as a local subprocess
+        (no container).
         """
+        import sys
+
         from upskill_hub.hub_server import serve
+        from upskill_hub.hub_server.app import check_options
+
+        check_options(token, jobs)
 
         def announce(url: str) -> None:
             print(url, flush=True)
+            if jobs:
+                print(
+                    "warning: --jobs: whoever holds the --token can run any command on this "
+                    "machine as you (Jobs are local processes, no container)",
+                    file=sys.stderr,
+                    flush=True,
+                )
 
         serve(
             host=host,
@@ -50,6 +69,7 @@ def register(app: typer.Typer) -> None:
             data_dir=data or default_data_dir(),
             token=token,
             on_ready=announce,
+            jobs=jobs,
         )
 
     app.add_typer(hub)

@@ -120,6 +120,19 @@ def _report(result: MergeResult, output_format: OutputFormat, pushed: Any = None
     )
 
 
+def _warn_regraded(result: MergeResult) -> None:
+    """One warning line when a shard claimed outcomes its assertion results do not give."""
+    if result.regraded:
+        count = sum(result.regraded.values())
+        err_console().print(
+            f"warning: {count} sample(s) of shard(s) {', '.join(sorted(result.regraded))} "
+            "claimed an outcome their assertion results do not give; re-graded from the "
+            "results (a forged or corrupted shard?)",
+            markup=False,
+            highlight=False,
+        )
+
+
 def _finish(
     plan: JobsPlan,
     run_dir: Path,
@@ -149,6 +162,7 @@ def _finish(
             timeout_s=timeout_s,
         )
         result = merge_run(plan, run_dir, api)
+    _warn_regraded(result)
     pushed = None
     if push is not None and push_repo and result.missing == 0:
         from upskill_hub.publish.results_dataset import push_results
@@ -281,7 +295,7 @@ def resume_on_jobs(
             f"--resume {run_dir}: shards are still running "
             f"(`upskill-hub jobs collect {run_dir}` waits for them)"
         )
-    merge_run(plan, run_dir)
+    _warn_regraded(merge_run(plan, run_dir))
     again = mark_for_resume(plan, run_dir)
     if again == 0:
         console().print(f"{run_dir}: every sample is done; nothing to resume")
@@ -338,6 +352,7 @@ def register(app: typer.Typer) -> None:
     def logs_command(
         run: Path = typer.Argument(..., help="Run folder made by eval --executor jobs."),
         shard: str = typer.Option(None, "--shard", help="Only this shard's Job."),
+        output_format: OutputFormat = typer.Option(OutputFormat.text, "--format"),
     ) -> None:
         """Print the logs of a run's Jobs."""
         from huggingface_hub import HfApi
@@ -349,23 +364,30 @@ def register(app: typer.Typer) -> None:
         api = HfApi()
         chosen = [plan.shard(shard)] if shard else plan.shards
         out = console()
+        found: list[dict[str, Any]] = []
         for item in chosen:
             if not item.job_id:
                 continue
             job_id = item.job_id
-            out.print(f"===== shard {item.id} (job {job_id}) =====")
+            if output_format is OutputFormat.text:
+                out.print(f"===== shard {item.id} (job {job_id}) =====")
             lines = hub_call(
                 f"fetch_job_logs {job_id}",
                 lambda job_id=job_id: list(  # type: ignore[misc]
                     api.fetch_job_logs(job_id=job_id, namespace=plan.namespace)
                 ),
             )
-            for line in lines:
-                out.print(safe(line), markup=False, highlight=False)
+            found.append({"id": item.id, "job_id": job_id, "lines": lines})
+            if output_format is OutputFormat.text:
+                for line in lines:
+                    out.print(safe(line), markup=False, highlight=False)
+        if output_format is OutputFormat.json:
+            print_json({"run_dir": str(run), "shards": found})
 
     @jobs.command("cancel")
     def cancel_command(
         run: Path = typer.Argument(..., help="Run folder made by eval --executor jobs."),
+        output_format: OutputFormat = typer.Option(OutputFormat.text, "--format"),
     ) -> None:
         """Cancel a run's Jobs; their finished samples stay in the artifact repo."""
         from upskill_hub.jobs.drive import cancel_run
@@ -373,6 +395,15 @@ def register(app: typer.Typer) -> None:
 
         plan = read_plan(run)
         count = cancel_run(plan, run)
+        if output_format is OutputFormat.json:
+            print_json(
+                {
+                    "run_dir": str(run),
+                    "cancelled": count,
+                    "shards": [s.__dict__ for s in plan.shards],
+                }
+            )
+            return
         console().print(f"cancelled {count} Job(s); merge what finished with: jobs collect {run}")
 
     @jobs.command("collect")

@@ -8,6 +8,7 @@ catch-all route and splits ``scope["raw_path"]`` itself, decoding each segment s
 from __future__ import annotations
 
 import hmac
+import ipaddress
 from pathlib import Path
 from urllib.parse import unquote
 
@@ -17,6 +18,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
+from upskill_hub.errors import UsageError
 from upskill_hub.hub_server.api_errors import HubApiError
 from upskill_hub.hub_server.call import Call, Handler, error_response
 from upskill_hub.hub_server.storage import REPO_TYPES, HubStore, RepoRef, RepoType
@@ -28,6 +30,11 @@ _JOBS_OWNER = {"id": "local-user-id", "name": "local-user", "type": "user"}
 
 #: The largest request body read (an NDJSON commit carries regular files base64-encoded).
 MAX_BODY_BYTES = 256 << 20
+#: The largest body read from a caller without a valid token (anonymous ``paths-info`` and
+#: ``validate-yaml`` reads); anything larger is refused (413) before it is read.
+UNAUTHORIZED_BODY_BYTES = 1 << 20
+#: ``--host`` values that listen on every interface (no name a client would address).
+_WILDCARD_HOSTS = ("", "0.0.0.0", "::", "[::]")
 #: Content types a web page may send cross-site without a CORS preflight.
 _FORM_TYPES = ("text/plain", "application/x-www-form-urlencoded", "multipart/form-data")
 
@@ -61,6 +68,46 @@ async def read_body(request: Request, limit: int = MAX_BODY_BYTES) -> bytes:
     return b"".join(chunks)
 
 
+def check_options(token: str | None, jobs: bool) -> None:
+    """Refuse ``--jobs`` without ``--token``: the Jobs API runs commands on this machine."""
+    if jobs and not token:
+        raise UsageError(
+            "--jobs needs --token TOKEN: the Jobs API runs commands on this machine, "
+            "so only the holder of the token may use it"
+        )
+
+
+def _host_name(header: str) -> str:
+    """The name or address of a ``Host`` header, without port, brackets or trailing dot."""
+    text = header.strip().lower()
+    if text.startswith("["):
+        return text[1 : text.find("]")] if "]" in text else ""
+    if text.count(":") == 1:
+        text = text.partition(":")[0]
+    return text.rstrip(".")
+
+
+def host_allowed(header: str, bound: str | None) -> bool:
+    """Whether a request's ``Host`` names this server: a loopback name or address, the
+    ``--host`` it listens on, or (listening on every interface) any address literal. A name
+    that resolves elsewhere is refused: it is what a web page uses for DNS rebinding."""
+    name = _host_name(header)
+    if not name:
+        return False
+    if name == "localhost":
+        return True
+    try:
+        address = ipaddress.ip_address(name)
+    except ValueError:
+        address = None
+    if address is not None and address.is_loopback:
+        return True
+    bound_text = (bound or "").strip().lower()
+    if bound_text in _WILDCARD_HOSTS:
+        return bound is not None and address is not None
+    return name == _host_name(bound_text)
+
+
 def split_raw_path(raw_path: bytes) -> list[str]:
     text = raw_path.decode("latin-1")
     parts = [unquote(p) for p in text.split("/")[1:]]
@@ -69,20 +116,30 @@ def split_raw_path(raw_path: bytes) -> list[str]:
     return parts
 
 
-def create_app(data_dir: Path, token: str | None = None) -> Starlette:
+def create_app(
+    data_dir: Path, token: str | None = None, *, jobs: bool = False, host: str | None = None
+) -> Starlette:
     """A Starlette app serving the Hub API from ``data_dir``.
 
     A local stand-in for offline work, CI and tests; NOT a Hub replacement. Like the Hub, every
     write needs ``Authorization: Bearer <token>`` (401 without one); with ``token`` set only that
     token may write or read private repos, without it any token may. A write is refused before
     its body is read: no token, a browser form's content type (``text/plain``, form data: what
-    any web page may post cross-site), or a body over :data:`MAX_BODY_BYTES`.
+    any web page may post cross-site), or a body over :data:`MAX_BODY_BYTES`; a caller without
+    a valid token never gets more than :data:`UNAUTHORIZED_BODY_BYTES` read.
+
+    Every request whose ``Host`` is not a loopback name or address (or ``host``, the address
+    the server listens on) is refused (403): a web page cannot reach it by DNS rebinding
+    (``host=None``: loopback names only). The Jobs API (which runs commands as local
+    processes) answers only with ``jobs=True``, which needs ``token``, and only that token's
+    holder, in its own namespaces.
     """
     from upskill_hub.hub_server import file_api, jobs_api, repo_api
     from upskill_hub.hub_server.jobs_runner import JobsEngine
 
+    check_options(token, jobs)
     store = HubStore(Path(data_dir))
-    jobs_engine = JobsEngine(Path(data_dir) / "jobs", owner=_JOBS_OWNER)
+    jobs_engine = JobsEngine(Path(data_dir) / "jobs", owner=_JOBS_OWNER) if jobs else None
     uploads = file_api.UploadGrants()
 
     def is_authorized(header: str) -> tuple[bool, bool]:
@@ -95,17 +152,27 @@ def create_app(data_dir: Path, token: str | None = None) -> Starlette:
     async def dispatch(request: Request) -> Response:
         segments = split_raw_path(request.scope.get("raw_path") or request.url.path.encode())
         authorized, anonymous = is_authorized(request.headers.get("authorization", ""))
-        base_url = str(request.base_url).rstrip("/")
         try:
+            hosts = request.headers.getlist("host")
+            if len(hosts) != 1 or not host_allowed(hosts[0], host):
+                shown = hosts[0][:100] if hosts else ""
+                raise HubApiError(
+                    403,
+                    f"Host {shown!r} is not allowed: this server answers only requests "
+                    "addressed to a loopback name or address, or to its --host",
+                )
+            base_url = str(request.base_url).rstrip("/")
             if request.method == "PUT" and segments[:1] == ["_lfs-upload"]:
                 return await file_api.lfs_upload(request, store, segments[1:], uploads)
             handler, repo, rest = _route(request.method, segments)
-            if handler in writes:
+            if handler in writes or handler in jobs_api.HANDLERS:
                 _check_write_request(request, authorized, anonymous)
+            limit = MAX_BODY_BYTES if authorized else UNAUTHORIZED_BODY_BYTES
+            body = b"" if request.method in ("GET", "HEAD") else await read_body(request, limit)
             call = Call(
                 request=request,
                 store=store,
-                body=await read_body(request),
+                body=body,
                 base_url=base_url,
                 authorized=authorized,
                 anonymous=anonymous,
@@ -154,6 +221,12 @@ def create_app(data_dir: Path, token: str | None = None) -> Starlette:
         if segs == ["repos", "delete"]:
             return _only(method, "DELETE", repo_api.delete_repo), None, []
         if segs[:1] in (["jobs"], ["scheduled-jobs"]) and len(segs) > 1:
+            if jobs_engine is None:
+                raise HubApiError(
+                    404,
+                    "The Jobs API is off: it runs commands on this machine; start the server "
+                    "with `upskill-hub hub serve --jobs --token TOKEN` to use it",
+                )
             jobs_handler, jobs_rest = jobs_api.route(method, segs)
             return jobs_handler, None, jobs_rest
         if not segs or segs[0] not in _TYPE_BY_PLURAL:

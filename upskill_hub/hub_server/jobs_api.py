@@ -6,7 +6,10 @@
 from the start, then followed until the Job ends), ``.../cancel``; ``/api/scheduled-jobs/{ns}``
 (create, list), ``.../{id}`` (inspect, delete), ``.../suspend``, ``.../resume``, ``.../run``.
 The engine behind them is :mod:`.jobs_runner` (local subprocesses; see its docstring for what
-this stand-in is not). Every route needs a token, as on the Hub.
+this stand-in is not). The routes answer only when the server runs with ``--jobs`` (which needs
+``--token``); every route needs that token (checked before any body is read, by the app), and
+acts only in the token holder's namespaces (the local user and its org): another namespace's
+Jobs cannot be started, listed, read or cancelled.
 """
 
 from __future__ import annotations
@@ -22,6 +25,11 @@ from starlette.responses import JSONResponse, Response, StreamingResponse
 from upskill_hub.hub_server.api_errors import HubApiError
 from upskill_hub.hub_server.call import Call, Handler
 from upskill_hub.hub_server.jobs_runner import JobsEngine
+from upskill_hub.hub_server.repo_api import LOCAL_ORG
+from upskill_hub.hub_server.storage import LOCAL_USER
+
+#: The namespaces the token holder owns: the only ones its Jobs may live in.
+OWN_NAMESPACES = (LOCAL_USER, LOCAL_ORG)
 
 
 def _engine(call: Call) -> JobsEngine:
@@ -35,12 +43,20 @@ _FORM_TYPES = ("text/plain", "application/x-www-form-urlencoded", "multipart/for
 
 def _namespace(call: Call) -> str:
     """The addressed namespace, after the checks every Jobs route makes: a token (as on the
-    Hub, reads included) and no browser-form body (a web page must not start a Job)."""
+    Hub, reads included), no browser-form body (a web page must not start a Job), and a
+    namespace of the token holder's."""
     call.require_write()
     kind = call.request.headers.get("content-type", "").split(";")[0].strip().lower()
     if kind in _FORM_TYPES:
         raise HubApiError(415, f"Unsupported content type {kind!r}: send JSON")
-    return call.segments[0]
+    namespace = call.segments[0]
+    if namespace not in OWN_NAMESPACES:
+        raise HubApiError(
+            403,
+            f"Namespace {namespace!r} is not yours: this server's token holder owns "
+            f"{' and '.join(OWN_NAMESPACES)}",
+        )
+    return namespace
 
 
 def _body(call: Call) -> dict[str, Any]:
@@ -175,6 +191,21 @@ def scheduled_action(call: Call) -> Response:
         return JSONResponse(engine.trigger_scheduled(namespace, scheduled_id, call.base_url))
     engine.suspend_scheduled(namespace, scheduled_id, action == "suspend")
     return JSONResponse({})
+
+
+#: Every Jobs handler: the app checks the token before reading the body of any of them.
+HANDLERS: frozenset[Handler] = frozenset(
+    {
+        hardware,
+        jobs,
+        job,
+        cancel,
+        logs,
+        scheduled_jobs,
+        scheduled_job,
+        scheduled_action,
+    }
+)
 
 
 def route(method: str, segs: list[str]) -> tuple[Handler, list[str]]:

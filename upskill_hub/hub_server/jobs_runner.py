@@ -37,6 +37,8 @@ PASSED_ENV = ("PATH", "LANG", "LC_ALL", "TMPDIR", "PYTHONPATH", "VIRTUAL_ENV", "
 TERMINAL = ("COMPLETED", "ERROR", "CANCELED", "DELETED")
 #: What inspect shows in place of a secret's value.
 HIDDEN = "[hidden]"
+#: The longest ``timeoutSeconds`` a Job may ask for (a year; a timer cannot wait much longer).
+MAX_TIMEOUT_SECONDS = 366 * 24 * 3600
 
 
 def now_iso() -> str:
@@ -45,6 +47,42 @@ def now_iso() -> str:
 
 def new_id() -> str:
     return pysecrets.token_hex(12)
+
+
+def _strings(value: Any) -> bool:
+    return isinstance(value, list) and all(isinstance(item, str) for item in value)
+
+
+def _string_map(value: Any) -> bool:
+    return value is None or (
+        isinstance(value, dict) and all(isinstance(v, (str, int, float)) for v in value.values())
+    )
+
+
+def check_spec(spec: dict[str, Any]) -> tuple[list[str], list[str], float | None]:
+    """The command, arguments and timeout (seconds, or None) of a job spec; a malformed spec
+    is a 400 naming its field, raised before a Job is stored or started."""
+    command = spec.get("command")
+    if not _strings(command) or not command:
+        raise HubApiError(400, "command: a non-empty list of strings is required")
+    arguments = spec.get("arguments")
+    if arguments is not None and not _strings(arguments):
+        raise HubApiError(400, "arguments: a list of strings is required")
+    for name in ("environment", "secrets", "labels"):
+        if not _string_map(spec.get(name)):
+            raise HubApiError(400, f"{name}: an object of strings is required")
+    timeout = spec.get("timeoutSeconds")
+    if timeout is not None and (
+        isinstance(timeout, bool)
+        or not isinstance(timeout, (int, float))
+        or not 0 < timeout <= MAX_TIMEOUT_SECONDS
+    ):
+        raise HubApiError(
+            400,
+            f"timeoutSeconds: a number of seconds above 0 and at most {MAX_TIMEOUT_SECONDS} "
+            f"is required (got {json.dumps(timeout)[:40]})",
+        )
+    return list(command), list(arguments or []), float(timeout) if timeout else None
 
 
 def public_spec(spec: dict[str, Any], secret_names: list[str]) -> dict[str, Any]:
@@ -142,14 +180,9 @@ class JobsEngine:
         endpoint: str,
         initiator: dict[str, Any] | None = None,
     ) -> dict[str, Any]:
-        """Start ``spec`` (a job spec as huggingface_hub sends it) and return its info."""
-        command = spec.get("command")
-        if (
-            not isinstance(command, list)
-            or not command
-            or not all(isinstance(c, str) for c in command)
-        ):
-            raise HubApiError(400, "command: a non-empty list of strings is required")
+        """Start ``spec`` (a job spec as huggingface_hub sends it) and return its info; a
+        malformed spec is refused (400) before anything is stored or started."""
+        command, arguments, timeout = check_spec(spec)
         secret_values = {str(k): str(v) for k, v in (spec.get("secrets") or {}).items()}
         env_values = {str(k): str(v) for k, v in (spec.get("environment") or {}).items()}
         job_id = new_id()
@@ -163,7 +196,7 @@ class JobsEngine:
                 "createdAt": now_iso(),
                 "startedAt": now_iso(),
                 "finishedAt": None,
-                "arguments": list(spec.get("arguments") or []),
+                "arguments": arguments,
                 "environment": env_values,
                 "flavor": spec.get("flavor") or "cpu-basic",
                 "owner": self.owner,
@@ -198,10 +231,9 @@ class JobsEngine:
         live = _Live(process)
         with self._lock:
             self._live[job_id] = live
-        timeout = spec.get("timeoutSeconds")
         threading.Thread(
             target=self._pump,
-            args=(job_id, live, log_path, float(timeout) if timeout else None),
+            args=(job_id, live, log_path, timeout),
             name=f"job-{job_id}",
             daemon=True,
         ).start()
@@ -281,6 +313,7 @@ class JobsEngine:
         schedule = body.get("schedule")
         if not isinstance(spec, dict) or not isinstance(schedule, str) or not schedule:
             raise HubApiError(400, "jobSpec (object) and schedule (string) are required")
+        check_spec(spec)
         scheduled_id = new_id()
         secret_values = {str(k): str(v) for k, v in (spec.get("secrets") or {}).items()}
         self._schedule_secrets[scheduled_id] = secret_values

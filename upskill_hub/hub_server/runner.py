@@ -16,7 +16,7 @@ from starlette.applications import Starlette
 from starlette.types import Message, Receive, Scope, Send
 
 from upskill_hub.errors import UpskillHubError, UsageError
-from upskill_hub.hub_server.app import create_app
+from upskill_hub.hub_server.app import check_options, create_app
 from upskill_hub.hub_server.locations import default_data_dir
 
 
@@ -87,9 +87,13 @@ def _stop_jobs(server: uvicorn.Server) -> None:
 
 
 def _make_server(
-    data_dir: Path, token: str | None, on_started: Callable[[], None] | None
+    data_dir: Path,
+    token: str | None,
+    jobs: bool,
+    host: str,
+    on_started: Callable[[], None] | None,
 ) -> _Server:
-    app = _FreshDate(create_app(data_dir, token=token))
+    app = _FreshDate(create_app(data_dir, token=token, jobs=jobs, host=host))
     config = uvicorn.Config(
         app, log_level="warning", access_log=False, lifespan="off", date_header=False
     )
@@ -126,17 +130,20 @@ def serve(
     data_dir: Path | str | None = None,
     token: str | None = None,
     on_ready: Callable[[str], None] | None = None,
+    jobs: bool = False,
 ) -> None:
     """Serve the local Hub API until interrupted (blocking).
 
     A local stand-in for offline work, CI and tests; NOT a Hub replacement. ``port=0`` picks a
     free port; ``data_dir=None`` uses :func:`default_data_dir`; ``on_ready(url)`` is called
-    once the server listens.
+    once the server listens; ``jobs=True`` (needs ``token``) turns on the Jobs API, which runs
+    the token holder's commands as local processes.
     """
+    check_options(token, jobs)
     data = _prepare_data_dir(Path(data_dir) if data_dir is not None else default_data_dir())
     sock = _bind(host, port)
     url = _url(host, sock.getsockname()[1])
-    server = _make_server(data, token, (lambda: on_ready(url)) if on_ready else None)
+    server = _make_server(data, token, jobs, host, (lambda: on_ready(url)) if on_ready else None)
     try:
         server.run(sockets=[sock])
     finally:
@@ -152,13 +159,16 @@ def running_server(
     host: str = "127.0.0.1",
     port: int = 0,
     token: str | None = None,
+    jobs: bool = False,
 ) -> Iterator[RunningServer]:
-    """Run the server in a background thread; yields a handle with ``.url``; stops on exit."""
+    """Run the server in a background thread; yields a handle with ``.url``; stops on exit.
+    ``jobs=True`` (needs ``token``) turns on the Jobs API, as ``hub serve --jobs`` does."""
+    check_options(token, jobs)
     data = _prepare_data_dir(Path(data_dir))
     sock = _bind(host, port)
     actual_port = sock.getsockname()[1]
     ready = threading.Event()
-    server = _make_server(data, token, ready.set)
+    server = _make_server(data, token, jobs, host, ready.set)
     failure: list[BaseException] = []
 
     def run() -> None:

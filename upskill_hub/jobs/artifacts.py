@@ -63,7 +63,32 @@ def hub_call(action: str, call: Callable[[], T], repo_id: str = "") -> T:
         )
         if mapped is None:
             mapped = HubError(f"{action}: {type(exc).__name__}: {exc}")
+        refusal = _jobs_refusal(exc, get_token())
+        if refusal:  # the repo-oriented line ("check the id") would mislead here
+            mapped = HubError(f"{action}: {refusal}", status=getattr(mapped, "status", None))
         raise mapped from None
+
+
+def _jobs_refusal(exc: BaseException, token: str | None) -> str:
+    """The server's own reason (redacted, one line) when the Jobs API refused a call with
+    401/403/404: e.g. ``hub serve`` without ``--jobs``, or a namespace not the token's."""
+    from huggingface_hub.errors import HfHubHTTPError
+
+    from upskill_hub.secrets import Redactor
+
+    if not isinstance(exc, HfHubHTTPError) or exc.response is None:
+        return ""
+    status = exc.response.status_code
+    try:
+        path = exc.response.request.url.path
+    except RuntimeError:  # a response built without its request
+        return ""
+    if status not in (401, 403, 404) or not path.startswith(("/api/jobs", "/api/scheduled-jobs")):
+        return ""
+    message = (exc.server_message or "").strip().splitlines()
+    if not message:
+        return ""
+    return f"the Jobs API refused it ({status}): {Redactor([token])(message[0][:300])}"
 
 
 def upload(api: HfApi, repo_id: str, files: dict[str, bytes | Path], message: str) -> None:

@@ -4,10 +4,14 @@
 their outputs), writes ``samples.jsonl`` in the local run's order (model, case, run, arm),
 then ``summary.json`` (the same statistics as a local run: each model's from a small record per
 sample of that model only, Holm-adjusted across models at the end; the counts streamed back
-from the merged file), ``lift.png``, and updates ``run.json``. A key no shard delivered (its
-Job failed, was cancelled or never ran) is an ``error`` sample saying so, so statistics count it
-and ``eval --resume RUN`` re-runs it. The folder is then what ``results push`` publishes like
-any run.
+from the merged file), ``lift.png``, and updates ``run.json``. A shard is not trusted to grade:
+a sample whose outcome does not follow from its assertion results (by the runner's own rule,
+:func:`~upskill_hub.evaluation.assertions.outcome_of`; an ``error`` has no results) is
+re-graded by that rule and counted in :attr:`MergeResult.regraded` (a forged or corrupted
+shard: ``pass`` with no assertion passed is a ``fail``). The checks are not re-run. A key no
+shard delivered (its Job failed, was cancelled or never ran) is an ``error`` sample saying so,
+so statistics count it and ``eval --resume RUN`` re-runs it. The folder is then what
+``results push`` publishes like any run.
 """
 
 from __future__ import annotations
@@ -16,7 +20,7 @@ import json
 import sys
 import tempfile
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -41,6 +45,8 @@ class MergeResult:
     expected: int
     missing: int
     errors: int
+    #: Samples whose claimed outcome did not follow from their assertion results, by shard id.
+    regraded: dict[str, int] = field(default_factory=dict)
 
 
 Key = tuple[str, str, int, str]
@@ -104,6 +110,25 @@ def _shard_lines(
     return found
 
 
+def regraded_outcome(data: dict[str, Any]) -> str | None:
+    """The outcome the runner gives a sample with these assertion results, when a shard's line
+    claims another (``None`` when its claim follows). Malformed results are dropped (the
+    sample then has none, so it fails); an ``error`` with no results stands."""
+    from upskill_hub.evaluation.assertions import outcome_of
+    from upskill_hub.evaluation.types import AssertionResult
+
+    claimed = data.get("outcome")
+    raw = data.get("assertions")
+    if claimed == "error" and not raw:
+        return None
+    try:
+        results = [AssertionResult(str(a["type"]), a["status"]) for a in raw or []]
+    except (TypeError, KeyError):
+        data["assertions"] = results = []
+    derived = outcome_of(results)
+    return None if derived == claimed else derived
+
+
 def _missing(key: Key, shard: Shard, prompt_hash: str) -> Sample:
     from upskill_hub.evaluation.run_dir import utc_now
     from upskill_hub.evaluation.types import Sample
@@ -163,6 +188,7 @@ def merge_run(plan: JobsPlan, run_dir: Path, api: HfApi | None = None) -> MergeR
     stats: list[ModelStats] = []
     lighten = _Lightener()
     missing = errors = total = 0
+    regraded: dict[str, int] = {}
 
     def merged_lines(tmp: Path) -> Iterator[bytes]:
         nonlocal missing, errors, total, position, light, stats
@@ -188,6 +214,11 @@ def merge_run(plan: JobsPlan, run_dir: Path, api: HfApi | None = None) -> MergeR
                     )
                 else:
                     line, data = found
+                    derived = regraded_outcome(data)
+                    if derived is not None:
+                        regraded[shard.id] = regraded.get(shard.id, 0) + 1
+                        data["outcome"] = derived
+                        line = json.dumps(data, ensure_ascii=False)
                     ok += data.get("outcome") != "error"
                 yield (line + "\n").encode("utf-8")
                 sample = lighten(data)
@@ -231,4 +262,4 @@ def merge_run(plan: JobsPlan, run_dir: Path, api: HfApi | None = None) -> MergeR
             write_lift_chart(summary.models, folder.chart_file, title=f"{info.skill.name}: lift")
         except Exception:  # the chart is a nicety; the numbers are in summary.json
             pass
-    return MergeResult(folder.path, summary.to_dict(), stats, expected, missing, errors)
+    return MergeResult(folder.path, summary.to_dict(), stats, expected, missing, errors, regraded)
