@@ -247,7 +247,7 @@ def build_demo(settings: SpaceSettings | None = None, skills_dir: Path | None = 
             with gr.Row():
                 repo = gr.Textbox(label="Repo id", placeholder="namespace/name[@revision]")
                 show_button = gr.Button("Show skill")
-            page = gr.Markdown()
+            page = gr.Markdown(elem_id="upskill-skill-page")
             search_inputs = [query, rank_model]
             search_button.click(
                 search_skills, search_inputs, [hits, found], api_name="search_skills"

@@ -124,6 +124,23 @@ def running_app(
         demo.close()
 
 
+@pytest.fixture(scope="module")
+def hosted_url(
+    app_module: ModuleType, hub_server: object, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[str]:
+    """The app in hosted mode (the limits and guards of a Space) on a free port: its URL."""
+    from upskill_hub.space_support.settings import SpaceSettings
+
+    settings = SpaceSettings.for_mode(True, output_root=tmp_path_factory.mktemp("hosted-runs"))
+    demo = app_module.build_demo(settings)
+    port = free_port()
+    demo.launch(server_name="127.0.0.1", server_port=port, prevent_thread_lock=True, quiet=True)
+    try:
+        yield f"http://127.0.0.1:{port}/"
+    finally:
+        demo.close()
+
+
 def files_text(root: Path) -> str:
     """Every file under ``root`` as text, for "never leaks" checks."""
     return "\n".join(

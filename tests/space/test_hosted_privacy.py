@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
-from types import ModuleType
 
 import pytest
 from huggingface_hub import HfApi
 
-from tests.space.conftest import free_port, write_demo_skill
+from tests.space.conftest import write_demo_skill
 
 PRIVATE_MARK = "PRIVATE-CARD-TEXT-7d1e"
 
@@ -28,22 +26,6 @@ def private_repo(hub_server: object, tmp_path_factory: pytest.TempPathFactory) -
         repo_id=repo_id, path_in_repo="README.md", path_or_fileobj=PRIVATE_MARK.encode()
     )
     return repo_id
-
-
-@pytest.fixture(scope="module")
-def hosted_url(
-    app_module: ModuleType, hub_server: object, tmp_path_factory: pytest.TempPathFactory
-) -> Iterator[str]:
-    from upskill_hub.space_support.settings import SpaceSettings
-
-    settings = SpaceSettings.for_mode(True, output_root=tmp_path_factory.mktemp("hosted-runs"))
-    demo = app_module.build_demo(settings)
-    port = free_port()
-    demo.launch(server_name="127.0.0.1", server_port=port, prevent_thread_lock=True, quiet=True)
-    try:
-        yield f"http://127.0.0.1:{port}/"
-    finally:
-        demo.close()
 
 
 def test_anonymous_visitor_cannot_read_a_private_repo_through_the_space(

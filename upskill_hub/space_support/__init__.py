@@ -13,6 +13,8 @@ Modules, each importable without gradio:
 - :mod:`.tables`: the summary table, per-case HTML table and progress line;
 - :mod:`.messages`: any failure as one readable, secret-free sentence;
 - :mod:`.browse`: the "Browse skills" tab (search, a skill's page);
+- :mod:`.card_html`: a skill card rendered with an allowlist (no raw HTML, forms, frames or
+  images loaded without a click);
 - :mod:`.results`: "Push results to the Hub" for a finished run;
 - :mod:`.deploy`: ``upskill-hub space deploy`` (the Space repo's files, pinned requirements).
 """
