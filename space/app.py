@@ -140,23 +140,24 @@ def build_demo(settings: SpaceSettings | None = None, skills_dir: Path | None = 
     def search_skills(
         query: str, model: str = "", token: gr.OAuthToken | None = None
     ) -> tuple[Any, str]:
+        oauth = _oauth_token(token, settings)
         try:
-            hub = visitor_hub(settings.hosted, _oauth_token(token, settings))
-            rows = browse.search_rows(query, hub=hub, model=model)
+            rows = browse.search_rows(query, hub=visitor_hub(settings.hosted, oauth), model=model)
         except Exception as exc:
-            log_failure("searching skills", exc, Redactor())
-            return [], f"⚠ {describe_error(exc)}"
+            log_failure("searching skills", exc, Redactor([oauth]))
+            return [], f"⚠ {describe_error(exc, Redactor([oauth]))}"
         return rows, (f"{len(rows)} skill repo(s) found." if rows else "No skills found.")
 
     def show_skill(repo_id: str, token: gr.OAuthToken | None = None) -> str:
         if not (repo_id or "").strip():
             return "Enter a repo id (namespace/name), or pick a search result."
+        oauth = _oauth_token(token, settings)
         try:
-            hub = visitor_hub(settings.hosted, _oauth_token(token, settings))
+            hub = visitor_hub(settings.hosted, oauth)
             return browse.skill_page(repo_id.strip(), hub=hub).markdown
         except Exception as exc:
-            log_failure("showing a skill", exc, Redactor())
-            return f"⚠ {describe_error(exc)}"
+            log_failure("showing a skill", exc, Redactor([oauth]))
+            return f"⚠ {describe_error(exc, Redactor([oauth]))}"
 
     def pick_result(table: Any, event: gr.SelectData) -> str:
         return browse.selected_repo(table, event.index)
@@ -247,7 +248,7 @@ def build_demo(settings: SpaceSettings | None = None, skills_dir: Path | None = 
             with gr.Row():
                 repo = gr.Textbox(label="Repo id", placeholder="namespace/name[@revision]")
                 show_button = gr.Button("Show skill")
-            page = gr.Markdown()
+            page = gr.Markdown(elem_id="upskill-skill-page")
             search_inputs = [query, rank_model]
             search_button.click(
                 search_skills, search_inputs, [hits, found], api_name="search_skills"

@@ -124,6 +124,50 @@ def running_app(
         demo.close()
 
 
+@pytest.fixture(scope="module")
+def hosted_url(
+    app_module: ModuleType, hub_server: object, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[str]:
+    """The app in hosted mode (the limits and guards of a Space) on a free port: its URL."""
+    from upskill_hub.space_support.settings import SpaceSettings
+
+    settings = SpaceSettings.for_mode(True, output_root=tmp_path_factory.mktemp("hosted-runs"))
+    demo = app_module.build_demo(settings)
+    port = free_port()
+    demo.launch(server_name="127.0.0.1", server_port=port, prevent_thread_lock=True, quiet=True)
+    try:
+        yield f"http://127.0.0.1:{port}/"
+    finally:
+        demo.close()
+
+
+def sign_in(app_url: str) -> str:
+    """Go through the app's "Sign in with Hugging Face" redirects as a browser would (Gradio's
+    local mock, or the real flow through an OpenID provider); the ``Cookie`` header of the
+    signed-in session. (The session cookie is ``Secure``: an HTTP client keeps it only when
+    handed it by hand.)"""
+    from urllib.parse import urljoin
+
+    import httpx
+
+    session = ""
+    url = urljoin(app_url, "login/huggingface")
+    with httpx.Client(timeout=30) as http:
+        for _ in range(8):
+            ours = url.startswith(app_url)
+            response = http.get(url, headers={"Cookie": session} if ours and session else {})
+            if ours and "session" in response.cookies:
+                session = f"session={response.cookies['session']}"
+            location = response.headers.get("location")
+            if response.status_code not in (302, 303, 307) or not location:
+                break
+            url = urljoin(url, location)
+            if url.rstrip("/?") == app_url.rstrip("/"):
+                break
+    assert session, f"no session cookie from the sign-in at {app_url}"
+    return session
+
+
 def files_text(root: Path) -> str:
     """Every file under ``root`` as text, for "never leaks" checks."""
     return "\n".join(

@@ -1,15 +1,14 @@
-"""A hosted Space browses with each visitor's token, never its own (through the Space's API)."""
+"""A hosted Space browses with each visitor's token, never its own (through the Space's API),
+and one visitor's fetch of a private repo gives nothing to the next (the cache is shared)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
-from types import ModuleType
 
 import pytest
 from huggingface_hub import HfApi
 
-from tests.space.conftest import free_port, write_demo_skill
+from tests.space.conftest import sign_in, write_demo_skill
 
 PRIVATE_MARK = "PRIVATE-CARD-TEXT-7d1e"
 
@@ -30,22 +29,6 @@ def private_repo(hub_server: object, tmp_path_factory: pytest.TempPathFactory) -
     return repo_id
 
 
-@pytest.fixture(scope="module")
-def hosted_url(
-    app_module: ModuleType, hub_server: object, tmp_path_factory: pytest.TempPathFactory
-) -> Iterator[str]:
-    from upskill_hub.space_support.settings import SpaceSettings
-
-    settings = SpaceSettings.for_mode(True, output_root=tmp_path_factory.mktemp("hosted-runs"))
-    demo = app_module.build_demo(settings)
-    port = free_port()
-    demo.launch(server_name="127.0.0.1", server_port=port, prevent_thread_lock=True, quiet=True)
-    try:
-        yield f"http://127.0.0.1:{port}/"
-    finally:
-        demo.close()
-
-
 def test_anonymous_visitor_cannot_read_a_private_repo_through_the_space(
     private_repo: str, hosted_url: str, tmp_path: Path
 ) -> None:
@@ -60,3 +43,40 @@ def test_anonymous_visitor_cannot_read_a_private_repo_through_the_space(
     assert page.startswith("⚠")
     rows, _ = client.predict("secret-fruit", "", api_name="/search_skills")
     assert private_repo not in str(rows)
+
+
+def test_a_commit_another_visitor_fetched_is_checked_with_your_own_token(
+    private_repo: str, hosted_url: str, tmp_path: Path
+) -> None:
+    from gradio_client import Client
+
+    commit = HfApi().model_info(private_repo).sha
+    assert commit
+    # a signed-in visitor who may read the repo opens it: its files land in the Space's cache
+    signed_in = Client(
+        hosted_url,
+        verbose=False,
+        headers={"Cookie": sign_in(hosted_url)},
+        download_files=str(tmp_path / "in"),
+    )
+    page = signed_in.predict(f"{private_repo}@{commit}", api_name="/skill_page")
+    assert "internal-notes.md" in page and PRIVATE_MARK in page, page
+    # an anonymous visitor who learnt the commit hash gets nothing of it, browsing or evaluating
+    anonymous = Client(hosted_url, verbose=False, download_files=str(tmp_path / "out"))
+    for spec in (f"{private_repo}@{commit}", private_repo):
+        page = anonymous.predict(spec, api_name="/skill_page")
+        assert page.startswith("⚠") and "not found" in page.lower(), page
+        assert "internal-notes.md" not in page and PRIVATE_MARK not in page
+    outputs = anonymous.predict(
+        f"{private_repo}@{commit}",
+        "Hugging Face Inference Providers",
+        "some/model",
+        "",
+        "hf_anonymousVisitorKey0000",
+        1,
+        0,
+        api_name="/evaluate",
+    )
+    status = outputs[1]
+    assert status.startswith("⚠ Skill not found on the Hub"), status
+    assert PRIVATE_MARK not in str(outputs)

@@ -1,7 +1,9 @@
 """The "Browse skills" tab: search Hub skills tagged ``agent-skills`` (ranked by measured lift
 on a chosen model: the code behind ``search --model``) and show one skill's page (its measured
 lift per model next to the ``upskill-hub pull`` command, then card, files, scan findings and
-validation). Markdown built here escapes what the repository controls."""
+validation). Markdown built here escapes what the repository controls, and the card itself is
+rendered by :mod:`.card_html` (an allowlist: no raw HTML, no forms or frames, no image loaded
+without a click)."""
 
 from __future__ import annotations
 
@@ -11,9 +13,11 @@ from typing import Any
 
 from upskill_hub.registry.evidence import ModelEvidence, SkillEvidence
 from upskill_hub.registry.hub import Hub, parse_spec
+from upskill_hub.space_support.card_html import card_html
 
 SEARCH_HEADERS = ["Repository", "Description", "Downloads", "Likes", "Measured lift"]
 _CARD_MAX = 4000
+_BACKTICKS = re.compile(r"`+")
 _MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~])")
 _FRONT_MATTER = re.compile(r"\A---\n.*?\n---\n?", re.DOTALL)
 _RESULTS_SECTION = re.compile(r"^## Results\n.*?(?=^## |\Z)", re.DOTALL | re.MULTILINE)
@@ -22,6 +26,14 @@ _RESULTS_SECTION = re.compile(r"^## Results\n.*?(?=^## |\Z)", re.DOTALL | re.MUL
 def md_escape(text: str) -> str:
     """``text`` as literal Markdown (no links, HTML or formatting), on one line."""
     return _MD_SPECIAL.sub(r"\\\1", " ".join(str(text).split()))
+
+
+def md_code(text: str) -> str:
+    """``text`` as one inline code span (on one line) that no backtick in it can close."""
+    flat = " ".join(str(text).split())
+    fence = "`" * (max((len(run) for run in _BACKTICKS.findall(flat)), default=0) + 1)
+    pad = " " if flat.startswith("`") or flat.endswith("`") else ""
+    return f"{fence}{pad}{flat}{pad}{fence}"
 
 
 def search_rows(
@@ -121,14 +133,14 @@ def skill_page(spec: str, *, hub: Hub | None = None) -> SkillPage:
         f"```bash\n{pull}\n```",
     ]
     for s in details.skills:
-        heading = "Measured lift" + (f" of `{s.name}`" if len(details.skills) > 1 else "")
+        heading = "Measured lift" + (f" of {md_code(s.name)}" if len(details.skills) > 1 else "")
         lines += ["", f"**{heading}** (at commit `{details.commit[:12]}`)", ""]
         lines += evidence_markdown(s.evidence)
     for s in details.skills:
         description = s.frontmatter.get("description", "")
-        lines += ["", f"### Skill `{s.name}`", md_escape(description) if description else ""]
+        lines += ["", f"### Skill {md_code(s.name)}", md_escape(description) if description else ""]
         lines += ["", "**Files**", ""]
-        lines += [f"- `{path}` ({size:,} bytes)" for path, size in s.files[:200]]
+        lines += [f"- {md_code(path)} ({size:,} bytes)" for path, size in s.files[:200]]
         errors = [f for f in s.findings if f.severity == "error"]
         warnings = [f for f in s.findings if f.severity != "error"]
         lines += ["", "**Security scan**", ""]
@@ -142,12 +154,12 @@ def skill_page(spec: str, *, hub: Hub | None = None) -> SkillPage:
     card = _card_text(hub, repo_id, details.commit)
     results = results_section(card) if card and has_results(card) else None
     if results:
-        lines += ["", "### Results section of the card", "", results]
+        lines += ["", "### Results section of the card", "", card_html(results), ""]
     if card:
         body = _FRONT_MATTER.sub("", card, count=1).strip()
         body = _RESULTS_SECTION.sub("", body).strip()
         clipped = body if len(body) <= _CARD_MAX else body[:_CARD_MAX] + "\n\n…"
-        lines += ["", "### Card", "", clipped]
+        lines += ["", "### Card", "", card_html(clipped)]
     return SkillPage(markdown="\n".join(lines), pull_command=pull)
 
 

@@ -53,12 +53,18 @@ def visitor_hub(hosted: bool, token: str | None) -> Hub:
     """The Hub client for one visitor's request.
 
     Hosted, every call carries the visitor's sign-in token or none at all (``token=False``: not
-    even the Space's own ``HF_TOKEN``), so a visitor sees exactly what the Hub shows them.
-    Locally it is the machine's own login.
+    even the Space's own ``HF_TOKEN``), so a visitor sees exactly what the Hub shows them; and
+    every revision, a full commit hash too, is resolved by asking the Hub with that token
+    (:class:`~.visitor_hub.VisitorHub`), because the files of a commit another visitor fetched
+    are in the Space's shared cache. Locally it is the machine's own login.
     """
+    if hosted:
+        from upskill_hub.space_support.visitor_hub import VisitorHub
+
+        return VisitorHub(token=token or False)
     from upskill_hub.registry.hub import Hub
 
-    return Hub(token=(token or False) if hosted else None)
+    return Hub(token=None)
 
 
 def load_choice(
