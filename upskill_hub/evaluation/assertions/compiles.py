@@ -279,8 +279,11 @@ class _Step:
 
 
 def _own_lines(text: str, source: str) -> str:
-    """Only the diagnostics that point into the answer's own file."""
-    return "\n".join(ln for ln in text.splitlines() if ln.startswith((source + ":", source + "(")))
+    """Only the diagnostics that point into the answer's own file (or the PTX nvcc made of it:
+    shown only once no pass read a file from outside)."""
+    stem = os.path.splitext(source)[0]
+    own = (source + ":", source + "(", f"ptxas ./{stem}.", f"ptxas {stem}.", "ptxas fatal")
+    return "\n".join(ln for ln in text.splitlines() if ln.startswith(own))
 
 
 def _run_nvcc(
