@@ -62,11 +62,17 @@ class FairSlots:
         self.used = 0
         self.running: dict[str, int] = {}
         self.waiting: list[tuple[int, str]] = []
+        self.served: dict[str, int] = {}  # owner -> ticket of its latest grant
         self._cond = threading.Condition()
         self._tickets = itertools.count()
 
     def _next(self) -> tuple[int, str]:
-        return min(self.waiting, key=lambda w: (self.running.get(w[1], 0), w[0]))
+        """Whom the next free slot goes to: the owner with the fewest running, then the one
+        served longest ago (round robin), then the oldest request."""
+        return min(
+            self.waiting,
+            key=lambda w: (self.running.get(w[1], 0), self.served.get(w[1], -1), w[0]),
+        )
 
     @contextmanager
     def slot(self, owner: str, cancel: threading.Event | None = None) -> Iterator[None]:
@@ -82,6 +88,7 @@ class FairSlots:
                 self.waiting.remove(me)
                 self._cond.notify_all()
             self.used += 1
+            self.served[owner] = me[0]
             self.running[owner] = self.running.get(owner, 0) + 1
         try:
             yield
