@@ -18,9 +18,9 @@ from upskill_hub.evaluation.assertions import (
     build_assertion,
     check_all,
     outcome_of,
+    sandbox,
     validate_spec,
 )
-from upskill_hub.evaluation.assertions import sandbox
 from upskill_hub.evaluation.types import AssertionResult, Message
 from upskill_hub.skill.testcases import ASSERTION_TYPES, TestCase
 

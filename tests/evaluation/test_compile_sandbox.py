@@ -38,9 +38,7 @@ def _cuda(body: str) -> str:
 
 
 def _everything_written(run_dir: Path) -> str:
-    return "".join(
-        p.read_text(errors="replace") for p in run_dir.rglob("*") if p.is_file()
-    )
+    return "".join(p.read_text(errors="replace") for p in run_dir.rglob("*") if p.is_file())
 
 
 @needs_nvcc
@@ -275,3 +273,48 @@ def test_compile_slots_are_shared_fairly_between_visitors() -> None:
     busy = FairSlots(1)
     with busy.slot("x"), pytest.raises(Cancelled), busy.slot("y", cancel):
         pass
+
+
+def test_a_visitor_who_leaves_the_space_stops_their_compile(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from upskill_hub.space_support import form as forms
+    from upskill_hub.space_support.live import VisitorGate, stream_eval
+    from upskill_hub.space_support.settings import SpaceSettings
+    from upskill_hub.space_support.skills import bundled_skills
+
+    seconds = f"{600 + os.getpid() % 83}.75"
+    bin_dir = _sleeping_nvcc(tmp_path, seconds)
+    monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ['PATH']}")
+    check = {"type": "compiles", "timeout": 600}
+    tests = [{"id": "slow", "input": "Write a kernel.", "assertions": [check]}]
+    canary_skill(tmp_path / "skills", tests, name="slow-compile")
+    settings = SpaceSettings.for_mode(False, output_root=tmp_path / "runs")
+    with openai_server(constant(_cuda("// slow, visitor leaves"))) as srv:
+        form = forms.EvalForm("slow-compile", forms.OPENAI, "m", srv.base_url, "k-123456", 1, 0)
+        views = stream_eval(
+            form,
+            settings,
+            gate=VisitorGate(1),
+            visitor="ip:leaver",
+            bundled=bundled_skills(tmp_path / "skills"),
+            min_interval_s=0,
+        )
+        for view in views:
+            assert view.error is None, view.error
+            if view.total:  # the run has started
+                break
+        _wait_for(lambda: bool(_sleepers(seconds)))
+        views.close()  # the page was closed
+        _wait_for(lambda: not _sleepers(seconds), 10)
+
+
+def test_the_regex_compile_worker_is_bounded() -> None:
+    from upskill_hub.evaluation.assertions.text import _bounded_compile
+
+    started = time.monotonic()
+    verdict = _bounded_compile("(?:(?:a{1000}){1000}){10}", 0)  # past the static limits
+    assert time.monotonic() - started < 10
+    assert verdict == "cannot be compiled within 2 s and 1024 MiB"
+    assert _bounded_compile("(a", 0) == "missing ) at position 2"
+    assert _bounded_compile(r"\d{3}", 0) == ""

@@ -186,6 +186,5 @@ def wrap(mode: Mode, argv: list[str], workdir: str, scratch: str, extra: list[st
     root = os.path.join(scratch, "root")
     os.makedirs(root, exist_ok=True)
     unshare = [_tool("unshare"), "-r", "-m", "-p", "-n", "-i", "-u", "--fork", "--kill-child"]
-    return [*unshare, "/bin/sh", "-c", _UNSHARE_SCRIPT, "sandbox", root, workdir, chroot, *specs, "--"] + [
-        *argv
-    ]
+    script = ["/bin/sh", "-c", _UNSHARE_SCRIPT, "sandbox", root, workdir, chroot]
+    return [*unshare, *script, *specs, "--", *argv]

@@ -159,8 +159,11 @@ def _expanded_size(pattern: str) -> int:
             inner = sum(stack.pop()) if len(stack) > 1 else 0
             stack[-1].append(max(1, inner))
             i += 1
-        elif ch == "{" and (m := _COUNTED.match(pattern, i)) and stack[-1] and (
-            m.group(1) or m.group(2)
+        elif (
+            ch == "{"
+            and (m := _COUNTED.match(pattern, i))
+            and stack[-1]
+            and (m.group(1) or m.group(2))
         ):
             times = max(int(m.group(1) or 0), int(m.group(2) or 0))
             stack[-1][-1] *= max(1, times)

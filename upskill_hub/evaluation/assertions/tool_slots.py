@@ -33,13 +33,13 @@ class CompilePolicy:
     max_timeout_s: float | None = None
 
 
-_policy: contextvars.ContextVar[CompilePolicy] = contextvars.ContextVar(
-    "upskill_hub_compile_policy", default=CompilePolicy()
+_policy: contextvars.ContextVar[CompilePolicy | None] = contextvars.ContextVar(
+    "upskill_hub_compile_policy", default=None
 )
 
 
 def current_policy() -> CompilePolicy:
-    return _policy.get()
+    return _policy.get() or CompilePolicy()
 
 
 @contextmanager
