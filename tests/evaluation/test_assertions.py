@@ -415,7 +415,7 @@ def test_compiles_block_selection_and_refusals(monkeypatch: pytest.MonkeyPatch) 
     assert strict.status == "fail"
     assert strict.reason.endswith(
         "refused: the code includes a file outside its temp folder, the CUDA toolkit and the "
-        "system include folders [sandbox: strict]"
+        "system include folders (or one that is missing) [sandbox: strict]"
     )
 
 

@@ -318,3 +318,45 @@ def test_the_regex_compile_worker_is_bounded() -> None:
     assert verdict == "cannot be compiled within 2 s and 1024 MiB"
     assert _bounded_compile("(a", 0) == "missing ) at position 2"
     assert _bounded_compile(r"\d{3}", 0) == ""
+
+
+@needs_nvcc
+def test_strict_mode_refuses_every_way_to_name_a_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Where no sandbox is possible, the answer may not make the compiler read or test a file."""
+    monkeypatch.setenv("UPSKILL_HUB_SANDBOX", "strict")
+    secret = tmp_path / "secret.env"
+    secret.write_text(f"line1 {FILE_SECRET}\n")
+    inc = f'\\"{secret}\\"'
+    bodies = {
+        # a raw string holding `#if 0` must not hide the asm between from the scan
+        "raw_if0": f'const char* s = R"(\n#if 0\n)"; void h() {{ asm(".include {inc}"); }}'
+        'const char* t = R"(\n#endif\n)";',
+        "line_marker": f'#line 1 "/usr/include/stdio.h"\nvoid h() {{ asm(".include {inc}"); }}',
+        "digraph_line": '%:line 1 "/usr/include/stdio.h"\nvoid h() { }',
+        "pragma": f'#pragma GCC dependency "{secret}"',
+        "pragma_op": f'_Pragma("GCC dependency {inc}")',
+        "macro_asm": f'#define A(x) __asm__(x)\nvoid h() {{ A(".incbin {inc}"); }}',
+        "pasted": "#define C(a, b) a##b\n#if C(__has_, include)(<x>)\n#endif",
+        "missing": '#include "/no/such/folder/x.h"',
+        "outside": f'#include "{secret}"',
+    }
+    ctx = CheckContext(case=TestCase(id="s", input="x"), output_tokens=1)
+    for language in ("cuda", "cpp"):
+        spec = {"type": "compiles", "language": language, "arch": "sm_90"}
+        for name, body in bodies.items():
+            answer = _cuda(body) if language == "cuda" else f"```cpp\n{body}\n```\n"
+            result = asyncio.run(build_assertion(spec).check(answer, ctx))
+            assert result.status == "fail", (language, name, result.reason)
+            assert "refused" in result.reason, (language, name, result.reason)
+            assert result.reason.endswith("[sandbox: strict]")
+            assert FILE_SECRET not in result.reason
+    # the same "refused" whether or not an outside include exists
+    missing = asyncio.run(build_assertion(spec).check(f"```cpp\n{bodies['missing']}\n```", ctx))
+    outside = asyncio.run(build_assertion(spec).check(f"```cpp\n{bodies['outside']}\n```", ctx))
+    assert missing.reason == outside.reason
+    # device-only PTX asm is fine: the host compiler never sees it
+    ptx = '__device__ int lane() { int i; asm("mov.u32 %0, %%laneid;" : "=r"(i)); return i; }'
+    cuda = {"type": "compiles", "arch": "sm_90"}
+    assert asyncio.run(build_assertion(cuda).check(_cuda(ptx), ctx)).status == "pass"

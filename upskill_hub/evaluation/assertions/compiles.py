@@ -156,9 +156,10 @@ def outside_files(preprocessed: bytes, workdir: str, allowed: list[str]) -> list
     return sorted(outside)
 
 
-def own_text(preprocessed: str, source: str) -> str:
-    """The parts of a preprocessed file that come from ``source`` (by its line markers), without
-    the ``#if 0`` blocks cudafe leaves device-only bodies in (the host compiler never sees them)."""
+def own_text(preprocessed: str, source: str, *, cudafe: bool = False) -> str:
+    """The parts of a preprocessed file that come from ``source`` (by its line markers). In
+    cudafe output (``cudafe``: strings are escaped there, so a line is never inside one) without
+    the ``#if 0`` blocks device-only bodies are left in (the host compiler never sees them)."""
     kept: list[str] = []
     current = source
     skipping = False
@@ -171,7 +172,7 @@ def own_text(preprocessed: str, source: str) -> str:
         if skipping:
             skipping = stripped != "#endif"
             continue
-        if stripped == "#if 0":
+        if cudafe and stripped == "#if 0":
             skipping = True
             continue
         if current == source:
@@ -181,24 +182,30 @@ def own_text(preprocessed: str, source: str) -> str:
 
 #: Strict mode: what no answer may contain, because it reads or tests a file the compiler can
 #: see but the answer has no business with: assembler statements on the host (``.include``,
-#: ``.incbin`` and macros building them), ``#pragma GCC dependency``, ``__has_include``.
+#: ``.incbin`` and gas macros building them), ``#pragma GCC dependency``, ``__has_include``.
 _HOST_ASM = re.compile(r"\b(?:asm|__asm|__asm__)\b")
-_DEPENDENCY = re.compile(r"^\s*#\s*pragma\s+GCC\s+dependency\b", re.MULTILINE)
 _SPLICE = re.compile(r"(?:\\|\?\?/)[ \t]*\r?\n")
-#: ``#line N "file"`` / ``# N "file"`` (also as ``%:``, ``??=``, with comments in between): it
-#: would let the answer's own code pass as a toolkit header's in the preprocessed output.
-_LINE_DIRECTIVE = re.compile(
-    r"^[ \t]*(?:#|%:|\?\?=)[ \t]*(?:/\*.*?\*/[ \t]*)*(?:line\b|[0-9])", re.MULTILINE | re.DOTALL
+#: ``#line N "file"`` / ``# N "file"`` (also as ``%:``, ``??=``, with comments in between) would
+#: let the answer's own code pass as a toolkit header's in the preprocessed output; ``#embed``
+#: reads a file without a line marker.
+_DIRECTIVE = re.compile(
+    r"^[ \t]*(?:#|%:|\?\?=)[ \t]*(?:/\*.*?\*/[ \t]*)*(line\b|embed\b|[0-9])",
+    re.MULTILINE | re.DOTALL,
 )
 
 
 def strict_source_problem(code: str) -> str | None:
     """Strict mode, before compiling: why the raw code is refused (None: it is not)."""
     joined = _SPLICE.sub("", code)
-    if "has_include" in joined or (("##" in joined or "%:%:" in joined) and "has" in joined):
+    pasting = "##" in joined or "%:%:" in joined
+    if "has_include" in joined or (pasting and "has" in joined):
         return "`__has_include` (or token pasting that could build it) tests for local files"
-    if _LINE_DIRECTIVE.search(joined):
-        return "`#line` directives could disguise the answer's code as a header's"
+    if "dependency" in joined or (pasting and "ragma" in joined):
+        return "`#pragma GCC dependency` (or token pasting in a pragma) tests local files"
+    found = _DIRECTIVE.search(joined)
+    if found:
+        name = "line" if found.group(1).isdigit() else found.group(1)
+        return f"`#{name}` directives are refused here"
     return None
 
 
@@ -206,12 +213,13 @@ def strict_host_problem(host_code: str) -> str | None:
     """Strict mode, on the answer's own host code after preprocessing."""
     if _HOST_ASM.search(host_code):
         return "host `asm` statements can make the assembler read local files"
-    if _DEPENDENCY.search(host_code):
-        return "`#pragma GCC dependency` tests local files"
     return None
 
 
-_MISSING_INCLUDE = re.compile(r"No such file or directory|cannot open source file", re.IGNORECASE)
+_MISSING_INCLUDE = re.compile(
+    r"No such file or directory|cannot open source file|Permission denied|Is a directory",
+    re.IGNORECASE,
+)
 _REFUSED_INCLUDE = (
     "refused: the code includes a file outside its temp folder, the CUDA toolkit and the system "
     "include folders"
@@ -335,12 +343,15 @@ def _run_nvcc(
                     text = fh.read()
                 outside += outside_files(text, workdir, allowed)
                 if name.endswith((".cudafe1.cpp", "k.ii")):
-                    host_code.append(own_text(text.decode("utf-8", "replace"), source))
+                    decoded = text.decode("utf-8", "replace")
+                    cudafe = name.endswith(".cudafe1.cpp")
+                    host_code.append(own_text(decoded, source, cudafe=cudafe))
+        if mode == "strict" and (outside or _MISSING_INCLUDE.search(own)):
+            # the same answer whether or not the file exists
+            return "fail", _REFUSED_INCLUDE + " (or one that is missing)" + tag, True
         if outside:
             return "fail", _REFUSED_INCLUDE + tag, True
         if mode == "strict":
-            if _MISSING_INCLUDE.search(own):  # same answer whether or not the file exists
-                return "fail", _REFUSED_INCLUDE + " (or one that is missing)" + tag, True
             problem = next(filter(None, map(strict_host_problem, host_code)), None)
             if problem:
                 return "fail", f"refused: {problem}{tag}", True
