@@ -360,3 +360,10 @@ def test_strict_mode_refuses_every_way_to_name_a_file(
     ptx = '__device__ int lane() { int i; asm("mov.u32 %0, %%laneid;" : "=r"(i)); return i; }'
     cuda = {"type": "compiles", "arch": "sm_90"}
     assert asyncio.run(build_assertion(cuda).check(_cuda(ptx), ctx)).status == "pass"
+    # every device pass is checked, not only the first architecture's
+    two = ["-gencode=arch=compute_90,code=sm_90", "-gencode=arch=compute_80,code=sm_80"]
+    second = f'#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ == 800\n#include "{secret}"\n#endif'
+    result = asyncio.run(
+        build_assertion({"type": "compiles", "flags": two}).check(_cuda(second), ctx)
+    )
+    assert result.status == "fail" and "refused: the code includes a file" in result.reason

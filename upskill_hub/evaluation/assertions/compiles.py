@@ -28,7 +28,8 @@ Spec: ``{"type": "compiles", "language": "cuda" | "cpp" = "cuda", "arch": "sm_90
   64 KiB of captured output (``#include </dev/zero>`` would otherwise ask for gigabytes).
 * Compiles share one slot per CPU, fairly between owners (:mod:`.tool_slots`: a Space's
   visitors), and a hosted Space caps a skill's ``timeout``.
-* Results are cached in-process by sha256 of (nvcc path, language, arch, flags, code).
+* Results are cached in-process by sha256 of (nvcc path, sandbox mode, language, arch, flags,
+  code).
 """
 
 from __future__ import annotations
@@ -301,13 +302,14 @@ def _run_nvcc(
     code: str,
     timeout: float,
     cancel: threading.Event | None = None,
+    mode: sandbox.Mode | None = None,
 ) -> tuple[AssertionStatus, str, bool]:
     """Compile in the sandbox, then check what every pass read; (status, reason, cacheable).
 
     Timeouts aren't cached; a cancelled run raises :class:`Cancelled` (nvcc killed first).
     """
     shown = " ".join(["nvcc", *args])
-    mode = sandbox.current_mode()
+    mode = mode or sandbox.current_mode()
     tag = f" [sandbox: {mode}]"
     if mode == "strict":
         problem = strict_source_problem(code)
@@ -368,13 +370,14 @@ def _compile_cached(
     code: str,
     timeout: float,
     cancel: threading.Event | None = None,
+    mode: sandbox.Mode | None = None,
 ) -> tuple[AssertionStatus, str]:
     with _locks_guard:
         lock = _key_locks.setdefault(key, threading.Lock())
     with lock:  # identical concurrent requests compile once
         if key in _cache:
             return _cache[key]
-        status, reason, cacheable = _run_nvcc(nvcc, args, source, code, timeout, cancel)
+        status, reason, cacheable = _run_nvcc(nvcc, args, source, code, timeout, cancel, mode)
         if cacheable:
             _cache[key] = (status, reason)
         return status, reason
@@ -410,8 +413,9 @@ class Compiles(Assertion):
         args = [f"-arch={self.spec['arch']}"] if "arch" in self.spec else []
         args += list(self.spec.get("flags", []))
         source = "k.cu" if language == "cuda" else "k.cpp"
+        mode = await asyncio.to_thread(sandbox.current_mode)  # probed once per process
         key = hashlib.sha256(
-            "\0".join([nvcc, language, *args, block.code]).encode("utf-8", "replace")
+            "\0".join([nvcc, mode, language, *args, block.code]).encode("utf-8", "replace")
         ).hexdigest()
         timeout = float(self.spec.get("timeout", DEFAULT_TIMEOUT))
         cap = current_policy().max_timeout_s
@@ -423,7 +427,7 @@ class Compiles(Assertion):
             cancel = threading.Event()
             try:
                 status, reason = await asyncio.to_thread(
-                    _compile_cached, key, nvcc, args, source, block.code, timeout, cancel
+                    _compile_cached, key, nvcc, args, source, block.code, timeout, cancel, mode
                 )
             except (asyncio.CancelledError, Cancelled):
                 cancel.set()  # the run was cancelled: nvcc is killed within 0.1 s
