@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from upskill_hub.errors import UsageError
+from upskill_hub.evaluation.assertions.tool_slots import HOSTED_MAX_TIMEOUT_S, compile_policy
 from upskill_hub.evaluation.results import EvalResult, Progress
 from upskill_hub.evaluation.runner import evaluate
 from upskill_hub.evaluation.types import Sample
@@ -99,8 +100,12 @@ class EvalView:
 class _Worker:
     """``evaluate`` in a daemon thread; finished samples and the end come through a queue."""
 
-    def __init__(self, **kwargs: Any) -> None:
+    def __init__(self, *, compile_owner: str = "", hosted: bool = False, **kwargs: Any) -> None:
         self.kwargs = kwargs
+        # compile checks (h2-sandbox): a fair share of compile slots per visitor, and on a
+        # hosted Space a skill's compile timeout is capped; cancelling kills running compiles.
+        self.compile_owner = compile_owner
+        self.compile_timeout_cap = HOSTED_MAX_TIMEOUT_S if hosted else None
         self.cancel = threading.Event()
         self.events: queue.Queue[tuple[str, Any]] = queue.Queue()
         self.thread = threading.Thread(target=self._run, name="space-eval", daemon=True)
@@ -110,7 +115,8 @@ class _Worker:
 
     def _run(self) -> None:
         try:
-            result = evaluate(on_sample=self._on_sample, cancel=self.cancel, **self.kwargs)
+            with compile_policy(self.compile_owner, self.compile_timeout_cap):
+                result = evaluate(on_sample=self._on_sample, cancel=self.cancel, **self.kwargs)
         except BaseException as exc:  # reported to the page, never lost
             self.events.put(("error", exc))
         else:
@@ -160,6 +166,8 @@ def stream_eval(
             yield EvalView(error=describe_error(exc, redactor), finished=True)
             return
         worker = _Worker(
+            compile_owner=visitor,
+            hosted=settings.hosted,
             skill=chosen.skill,
             cases=cases,
             config=plan.config,

@@ -3,6 +3,13 @@
 from __future__ import annotations
 
 import asyncio
+import functools
+import json
+import os
+import re
+import subprocess
+import sys
+import threading
 from collections.abc import Mapping
 from typing import Any
 
@@ -92,6 +99,169 @@ class NotContains(_Substrings):
 
 _FLAG_NAMES = {"i": "IGNORECASE", "m": "MULTILINE", "s": "DOTALL", "x": "VERBOSE"}
 
+#: Patterns come from someone else's skill, and compiling one can cost far more than matching:
+#: ``(?:(?:a{1000}){1000}){10}`` (25 characters) took 16 s and 3 GB holding the GIL. So a pattern
+#: is refused past these sizes (counted statically), and the rest are compiled first in a
+#: worker process under :data:`REGEX_COMPILE_TIMEOUT_S` and :data:`REGEX_COMPILE_MEMORY`.
+REGEX_MAX_PATTERN = 2000
+REGEX_MAX_REPEAT = 10_000
+#: Items a pattern may expand to when its counted repeats are unrolled (``(?:a{100}){1000}``
+#: is 100,000 and compiles in about 0.1 s; the issue's pattern is 10,000,000).
+REGEX_MAX_EXPANDED = 100_000
+REGEX_COMPILE_TIMEOUT_S = 2.0
+REGEX_COMPILE_MEMORY = 1 << 30
+_COUNTED = re.compile(r"\{\s*(\d*)\s*(?:,\s*(\d*)\s*)?\}")
+_BOUNDED_COMPILE = (
+    "import json, resource, sys\n"
+    "mem, cpu = (int(v) for v in sys.argv[1:3])\n"
+    "resource.setrlimit(resource.RLIMIT_AS, (mem, mem))\n"
+    "resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu))\n"
+    "resource.setrlimit(resource.RLIMIT_CORE, (0, 0))\n"
+    "import regex\n"
+    "pattern, flags = json.load(sys.stdin)\n"
+    "try:\n"
+    "    regex.compile(pattern, flags)\n"
+    "except regex.error as exc:\n"
+    "    print(json.dumps(str(exc)))\n"
+    "except MemoryError:\n"
+    "    print(json.dumps(None)); sys.exit(3)\n"
+    "else:\n"
+    "    print(json.dumps(''))\n"
+)
+_verdicts: dict[tuple[str, int], str] = {}
+_verdicts_lock = threading.Lock()
+
+
+def _expanded_size(pattern: str) -> int:
+    """How many items ``pattern`` unrolls to, counting each counted repeat ``{n,m}`` as
+    ``max(n, m)`` copies of what it repeats (a character, class or group); an over-estimate."""
+    stack: list[list[int]] = [[]]  # per open group: sizes of its items so far
+    i, n = 0, len(pattern)
+    while i < n:
+        ch = pattern[i]
+        if ch == "\\":
+            stack[-1].append(1)
+            i += 2
+        elif ch == "[":  # a class is one item; skip to its end
+            j = i + 1
+            if j < n and pattern[j] == "^":
+                j += 1
+            if j < n and pattern[j] == "]":
+                j += 1
+            while j < n and pattern[j] != "]":
+                j += 2 if pattern[j] == "\\" else 1
+            stack[-1].append(1)
+            i = j + 1
+        elif ch == "(":
+            stack.append([])
+            i += 3 if pattern.startswith("(?:", i) else 1
+        elif ch == ")":
+            inner = sum(stack.pop()) if len(stack) > 1 else 0
+            stack[-1].append(max(1, inner))
+            i += 1
+        elif (
+            ch == "{"
+            and (m := _COUNTED.match(pattern, i))
+            and stack[-1]
+            and (m.group(1) or m.group(2))
+        ):
+            times = max(int(m.group(1) or 0), int(m.group(2) or 0))
+            stack[-1][-1] *= max(1, times)
+            i = m.end()
+        else:
+            stack[-1].append(1)
+            i += 1
+    while len(stack) > 1:  # unbalanced: regex itself will say so
+        inner = sum(stack.pop())
+        stack[-1].append(inner)
+    return sum(stack[0])
+
+
+def _static_problem(pattern: str) -> str | None:
+    if len(pattern) > REGEX_MAX_PATTERN:
+        return f"the pattern has {len(pattern)} characters, over the {REGEX_MAX_PATTERN} limit"
+    for m in _COUNTED.finditer(pattern):
+        for count in m.groups():
+            if count and int(count) > REGEX_MAX_REPEAT:
+                return f"repeat count {count} is over the limit of {REGEX_MAX_REPEAT}"
+    size = _expanded_size(pattern)
+    if size > REGEX_MAX_EXPANDED:
+        return (
+            f"its repeats unroll to about {size} items, over the {REGEX_MAX_EXPANDED} "
+            "that compile in bounded time"
+        )
+    return None
+
+
+def _flag_bits(flags: str) -> int:
+    import regex
+
+    bits = 0
+    for letter in flags:
+        bits |= getattr(regex, _FLAG_NAMES[letter])
+    return bits
+
+
+def _bounded_compile(pattern: str, bits: int) -> str:
+    """Compile in a worker process under time and memory limits: '' if it compiles, else why."""
+    cmd = [
+        sys.executable,
+        "-I",
+        "-c",
+        _BOUNDED_COMPILE,
+        str(REGEX_COMPILE_MEMORY),
+        str(int(REGEX_COMPILE_TIMEOUT_S) + 1),
+    ]
+    limit = f"cannot be compiled within {REGEX_COMPILE_TIMEOUT_S:g} s and "
+    limit += f"{REGEX_COMPILE_MEMORY >> 20} MiB"
+    try:
+        done = subprocess.run(
+            cmd,
+            input=json.dumps([pattern, bits]),
+            capture_output=True,
+            text=True,
+            timeout=REGEX_COMPILE_TIMEOUT_S + 5,  # the worker's own start-up on a busy machine
+            env={"PATH": os.defpath},
+            check=False,
+        )
+    except subprocess.TimeoutExpired:
+        return limit
+    try:
+        verdict = json.loads(done.stdout)
+    except ValueError:
+        verdict = None
+    return limit if verdict is None else str(verdict)
+
+
+def regex_problem(pattern: str, flags: str = "") -> str:
+    """Why ``pattern`` cannot be used ('' when it compiles within the limits). Cached."""
+    key = (pattern, _flag_bits(flags))
+    with _verdicts_lock:
+        if key in _verdicts:
+            return _verdicts[key]
+    verdict = _static_problem(pattern)
+    if verdict is None:
+        if "{" in pattern or len(pattern) > 100:  # anything that could be costly: a worker
+            verdict = _bounded_compile(*key)
+        else:
+            try:
+                _compiled(*key)
+                verdict = ""
+            except _regex_error() as exc:
+                verdict = str(exc)
+    with _verdicts_lock:
+        if len(_verdicts) > 4096:
+            _verdicts.clear()
+        _verdicts[key] = verdict
+    return verdict
+
+
+@functools.lru_cache(maxsize=256)
+def _compiled(pattern: str, bits: int) -> Any:
+    import regex
+
+    return regex.compile(pattern, bits)
+
 
 def _compile_regex(spec: Mapping[str, Any]) -> Any:
     """Compile with the ``regex`` package (``re``-compatible syntax, but with time limits).
@@ -99,13 +269,16 @@ def _compile_regex(spec: Mapping[str, Any]) -> Any:
     A pattern comes from someone else's skill: ``^(a|a)+$`` against 34 a's and a b runs for
     hours under ``re``, holding the GIL. ``regex`` takes a ``timeout`` and, with
     ``concurrent=True``, releases the GIL, so a check runs in a worker thread with a deadline.
+    Raises ``regex.error`` for a pattern :func:`regex_problem` refuses (compiling it here would
+    hold the GIL for as long as it takes).
     """
     import regex
 
-    flags = 0
-    for letter in spec.get("flags", ""):
-        flags |= getattr(regex, _FLAG_NAMES[letter])
-    return regex.compile(spec["pattern"], flags)
+    flags = spec.get("flags", "")
+    problem = regex_problem(spec["pattern"], flags)
+    if problem:
+        raise regex.error(problem)
+    return _compiled(spec["pattern"], _flag_bits(flags))
 
 
 def _regex_error() -> type[Exception]:
