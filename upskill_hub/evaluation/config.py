@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Protocol
+from typing import Literal, Protocol
 from urllib.parse import urlsplit
 
 from upskill_hub.errors import Param, UsageError
@@ -75,6 +75,10 @@ class EvalConfig:
     retry_after_max_s: float = 120.0
     #: ``None``: inline mode (SKILL.md in the system prompt); else agent mode with these limits.
     agent: AgentSettings | None = None
+    #: Where judge models may run (:mod:`upskill_hub.evaluation.judges`): ``any`` (another
+    #: vendor's judge with that vendor's environment key) or ``run`` (only on the run's own
+    #: provider and key; the hosted Space).
+    judge_scope: Literal["any", "run"] = "any"
 
     @property
     def arms(self) -> tuple[Arm, ...]:
@@ -94,6 +98,8 @@ class EvalConfig:
         if self.retries < 0:
             raise UsageError(Param("retries"), f" must be 0 or more (got {self.retries})")
         check_base_url(self.base_url)
+        if self.judge_scope not in ("any", "run"):
+            raise UsageError(f"judge_scope must be 'any' or 'run' (got {self.judge_scope!r})")
         if self.agent is not None:
             self.agent.validate()
         p = self.params
