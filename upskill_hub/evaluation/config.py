@@ -5,11 +5,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal, Protocol
+from typing import Protocol
 from urllib.parse import urlsplit
 
 from upskill_hub.errors import Param, UsageError
 from upskill_hub.evaluation.agent.settings import AgentSettings
+from upskill_hub.evaluation.judges import JudgeScope
 from upskill_hub.evaluation.types import ARMS, Arm, GenerationParams
 
 __all__ = ["EvalConfig", "SkillLike", "check_base_url"]
@@ -78,7 +79,7 @@ class EvalConfig:
     #: Where judge models may run (:mod:`upskill_hub.evaluation.judges`): ``any`` (another
     #: vendor's judge with that vendor's environment key) or ``run`` (only on the run's own
     #: provider and key; the hosted Space).
-    judge_scope: Literal["any", "run"] = "any"
+    judge_scope: JudgeScope = "any"
 
     @property
     def arms(self) -> tuple[Arm, ...]:

@@ -38,7 +38,6 @@ __all__ = [
 #: ``any``: a judge on another vendor uses that vendor's environment key; ``run``: only judges
 #: on the run's own endpoint and key run, the others are skipped.
 JudgeScope = Literal["any", "run"]
-JUDGE_SCOPES: tuple[JudgeScope, ...] = ("any", "run")
 
 Route = Literal["run", "other"]
 
