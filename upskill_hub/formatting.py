@@ -4,14 +4,16 @@
 Rates are whole percents (``85%``), a lift or any other difference of rates is in percentage
 points (``+33 pts``), an interval is in square brackets in the unit of its value, without the
 unit (``[+5, +56]`` for a lift, ``[62, 95]`` for a rate), and a value that does not exist is
-:data:`NONE`. Imports nothing.
+:data:`NONE`. Text that came from a file or a server goes to a terminal through
+:func:`strip_control`. Imports nothing.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
-__all__ = ["NONE", "interval", "lift", "percent", "points", "rate"]
+__all__ = ["NONE", "interval", "lift", "percent", "points", "rate", "strip_control"]
 
 #: What a cell says when there is no value (no baseline arm, nothing graded).
 NONE = "—"
@@ -50,3 +52,11 @@ def rate(value: float | None, ci: Sequence[float | None] | None = None) -> str:
         return NONE
     bounds = interval(ci)
     return f"{percent(value)} {bounds}" if bounds else percent(value)
+
+
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
+def strip_control(value: object) -> str:
+    """``value`` as text without control characters (ANSI escapes could rewrite the terminal)."""
+    return _CONTROL.sub("", str(value))

@@ -245,3 +245,21 @@ def test_results_show_prints_a_trigger_run(skill_dir: Path, tmp_path: Path) -> N
     assert "misfiring queries: q4, q7" in shown.stdout
     as_json = run_cli("results", "show", run_dir, "--format", "json")
     assert json.loads(as_json.stdout) == json.loads(done.stdout)
+
+
+def test_hostile_queries_print_no_escape_codes(skill_dir: Path, tmp_path: Path) -> None:
+    hostile = "\x1b[2J\x1b]0;pwned\x07Clear \x9b31m[bold red]it[/] TRIGGER"
+    rows = [{"query": hostile, "should_trigger": False}, {"query": "plain", "should_trigger": True}]
+    (skill_dir / "evals" / "eval_queries.json").write_text(json.dumps(rows))
+    with openai_server(Scripted()) as srv:
+        done = run_cli(
+            "eval", str(skill_dir), "--triggers", "evals/eval_queries.json", "-m", "fake-model",
+            "--base-url", srv.base_url, "--runs", "1", "-o", str(tmp_path / "runs"),
+        )  # fmt: skip
+    shown = run_cli("results", "show", str(next((tmp_path / "runs").iterdir())))
+    for printed in (done, shown):
+        assert printed.returncode == 0, printed.stderr
+        text = printed.stdout + printed.stderr
+        assert not any(c in text for c in "\x1b\x07\x9b"), repr(text)
+        assert "Clear 31m[bold red]it[/] TRIGGER" in text  # the text itself, markup and all
+        assert "misfiring queries: q1, q2" in text

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import json
-import re
 import sys
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any
+
+from upskill_hub.formatting import strip_control
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -42,14 +43,6 @@ def err_console() -> Console:
 
         _err_console = Console(stderr=True, highlight=False, soft_wrap=True)
     return _err_console
-
-
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
-
-
-def strip_control(value: object) -> str:
-    """``value`` as text without control characters (ANSI escapes could rewrite the terminal)."""
-    return _CONTROL.sub("", str(value))
 
 
 def safe(value: object) -> str:

@@ -10,6 +10,7 @@ from urllib.parse import urlsplit
 
 from upskill_hub.errors import Param, UsageError
 from upskill_hub.evaluation.agent.settings import AgentSettings
+from upskill_hub.evaluation.judges import JudgeScope
 from upskill_hub.evaluation.types import ARMS, Arm, GenerationParams
 
 __all__ = ["EvalConfig", "SkillLike", "check_base_url"]
@@ -75,6 +76,10 @@ class EvalConfig:
     retry_after_max_s: float = 120.0
     #: ``None``: inline mode (SKILL.md in the system prompt); else agent mode with these limits.
     agent: AgentSettings | None = None
+    #: Where judge models may run (:mod:`upskill_hub.evaluation.judges`): ``any`` (another
+    #: vendor's judge with that vendor's environment key) or ``run`` (only on the run's own
+    #: provider and key; the hosted Space).
+    judge_scope: JudgeScope = "any"
 
     @property
     def arms(self) -> tuple[Arm, ...]:
@@ -94,6 +99,8 @@ class EvalConfig:
         if self.retries < 0:
             raise UsageError(Param("retries"), f" must be 0 or more (got {self.retries})")
         check_base_url(self.base_url)
+        if self.judge_scope not in ("any", "run"):
+            raise UsageError(f"judge_scope must be 'any' or 'run' (got {self.judge_scope!r})")
         if self.agent is not None:
             self.agent.validate()
         p = self.params

@@ -13,6 +13,7 @@ if TYPE_CHECKING:
     from collections.abc import Sequence
 
     from upskill_hub.evaluation.config import EvalConfig
+    from upskill_hub.evaluation.judges import JudgeScope
     from upskill_hub.evaluation.providers.base import Provider
 
 __all__ = ["ProviderPool"]
@@ -28,9 +29,12 @@ class ProviderPool:
         base_url: str | None = None,
         api_key: str | None = None,
         given: dict[str, Provider] | None = None,
+        judge_scope: JudgeScope = "any",
     ) -> None:
         self.base_url = base_url
         self.api_key = api_key
+        self.models = list(models)
+        self.judge_scope: JudgeScope = judge_scope
         self.by_spec: dict[str, Provider] = {}
         self.owned: list[Provider] = []
         self._judges: dict[str, Provider] = {}
@@ -50,7 +54,13 @@ class ProviderPool:
     @classmethod
     def for_config(cls, config: EvalConfig, given: dict[str, Provider] | None) -> ProviderPool:
         """The pool of an eval's models."""
-        return cls(config.models, base_url=config.base_url, api_key=config.api_key, given=given)
+        return cls(
+            config.models,
+            base_url=config.base_url,
+            api_key=config.api_key,
+            given=given,
+            judge_scope=config.judge_scope,
+        )
 
     def _resolve(
         self, spec: str, base_url: str | None = None, api_key: str | None = None
@@ -60,6 +70,13 @@ class ProviderPool:
         if base_url is None:
             base_url, api_key = self.base_url, self.api_key
         return resolve_model(spec, base_url=base_url, api_key=api_key)
+
+    def _resolve_own(self, spec: str) -> Provider:
+        """``spec`` with its own vendor's key from the environment (no explicit key, no
+        ``base_url``: those belong to the run's models)."""
+        from upskill_hub.evaluation.providers.resolve import resolve_model
+
+        return resolve_model(spec)
 
     def extra(
         self, spec: str, *, base_url: str | None, api_key: str | None, given: Provider | None
@@ -89,9 +106,23 @@ class ProviderPool:
         return {p.model_id: p for p in self.by_spec.values()}
 
     async def judge(self, spec: str) -> Provider:
+        """The provider of judge model ``spec``: the run's key only on the run's own endpoint
+        (:func:`~upskill_hub.evaluation.judges.judge_route`); elsewhere its own vendor's
+        environment key, or :class:`JudgeSkipped` when ``judge_scope`` is ``run``."""
+        from upskill_hub.evaluation.assertions.base import JudgeSkipped
+        from upskill_hub.evaluation.judges import judge_refusal, judge_route
+
         async with self._judge_lock:
             if spec not in self._judges:
-                provider = self.by_spec.get(spec) or self._resolve(spec)
+                provider = self.by_spec.get(spec)
+                if provider is None:
+                    why = judge_refusal(spec, self.models, self.base_url, self.judge_scope)
+                    if why is not None:
+                        raise JudgeSkipped(why)
+                    if judge_route(spec, self.models, self.base_url) == "run":
+                        provider = self._resolve(spec)
+                    else:  # another vendor: never the run's key, only its own from the env
+                        provider = self._resolve_own(spec)
                 if provider not in self.by_spec.values():
                     self.owned.append(provider)
                 self._judges[spec] = provider

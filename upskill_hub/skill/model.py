@@ -47,6 +47,32 @@ _JUNK_NAMES = frozenset(
 )
 _JUNK_SUFFIXES = (".pyc", ".pyo", ".swp", ".swo", "~")
 
+#: Files and folders that hold credentials (compared case-insensitively).
+_SECRET_NAMES = frozenset(
+    {
+        ".env",
+        ".netrc",
+        "_netrc",
+        ".npmrc",
+        ".pypirc",
+        ".git-credentials",
+        ".htpasswd",
+        ".pgpass",
+        "id_rsa",
+        "id_dsa",
+        "id_ecdsa",
+        "id_ed25519",
+        ".ssh",
+        ".aws",
+        ".gnupg",
+        ".docker",
+        ".kube",
+    }
+)
+_SECRET_SUFFIXES = (".pem", ".key", ".p12", ".pfx", ".jks", ".keystore")
+#: ``.env.example`` and friends document variables; they are meant to be shared.
+_ENV_TEMPLATES = frozenset({"example", "sample", "template", "dist", "defaults"})
+
 
 def is_junk(relpath: str) -> bool:
     """True for VCS, OS and editor leftovers that never belong in a published skill."""
@@ -56,17 +82,35 @@ def is_junk(relpath: str) -> bool:
     return False
 
 
+def is_secret_file(relpath: str) -> bool:
+    """True for files named like credentials (``.env``, ``.env.local``, ``id_rsa``, ``.netrc``,
+    ``*.pem``, anything under ``.ssh/`` or ``.aws/``...): never listed, so ``push`` never
+    publishes them and agent mode's ``Read`` never returns them. ``.env.example`` is not one."""
+    for part in relpath.replace("\\", "/").lower().split("/"):
+        if part in _SECRET_NAMES or part.endswith(_SECRET_SUFFIXES):
+            return True
+        if part.startswith(".env.") and part[5:] not in _ENV_TEMPLATES:
+            return True
+    return False
+
+
+def is_published(relpath: str) -> bool:
+    """True for a path ``push`` would publish: neither junk nor named like a secret."""
+    return not is_junk(relpath) and not is_secret_file(relpath)
+
+
 def list_files(root: Path) -> list[str]:
-    """Relative posix paths of the files under ``root`` (junk excluded, symlinks not followed)."""
+    """Relative posix paths of the files under ``root`` (junk and secret-named files excluded:
+    :func:`is_published`; symlinks not followed)."""
     found: list[str] = []
     for dirpath, dirnames, filenames in os.walk(root, followlinks=False):
         rel_dir = os.path.relpath(dirpath, root)
-        dirnames[:] = sorted(d for d in dirnames if not is_junk(d))
+        dirnames[:] = sorted(d for d in dirnames if is_published(d))
         # a symlinked directory is listed as an entry (the scan refuses it), not walked
         entries = filenames + [d for d in dirnames if os.path.islink(os.path.join(dirpath, d))]
         for name in entries:
             rel = name if rel_dir == "." else f"{rel_dir}/{name}".replace(os.sep, "/")
-            if not is_junk(rel):
+            if is_published(rel):
                 found.append(rel)
                 if len(found) >= MAX_LISTED_FILES:
                     return sorted(found)

@@ -16,13 +16,16 @@ here, so the Space's environment keys (``HF_TOKEN``, ``OPENAI_API_KEY``...) are 
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from upskill_hub.errors import UsageError
 from upskill_hub.evaluation.agent.settings import AgentSettings
 from upskill_hub.evaluation.config import EvalConfig, default_max_tokens
+from upskill_hub.evaluation.judges import planned_requests
 from upskill_hub.evaluation.providers.resolve import parse_model
 from upskill_hub.evaluation.types import GenerationParams
+from upskill_hub.skill.testcases import TestCase
 from upskill_hub.space_support.network import Resolver, ssrf_guarded_url
 from upskill_hub.space_support.settings import SpaceSettings
 
@@ -180,18 +183,24 @@ def plan_eval(
         base_url=base_url,
         api_key=api_key,
         agent=AgentSettings() if mode == AGENT else None,
+        # a skill's judge runs only on the visitor's provider and key (never the Space's keys)
+        judge_scope="run" if settings.hosted else "any",
     )
     config.validate()
     secrets = tuple(s for s in (api_key, oauth_token) if s)
     return EvalPlan(skill=skill, model_spec=spec, config=config, secrets=secrets)
 
 
-def check_size(plan: EvalPlan, cases: int, settings: SpaceSettings) -> None:
-    """Refuse a run with more samples than the mode allows (cases x runs x 2 arms)."""
-    samples = cases * plan.config.runs * len(plan.config.arms)
-    if samples > settings.max_samples:
-        most = max(1, settings.max_samples // max(1, cases * len(plan.config.arms)))
+def check_size(plan: EvalPlan, cases: Sequence[TestCase], settings: SpaceSettings) -> None:
+    """Refuse a run with more requests than the mode allows (cases x runs x 2 arms, plus the
+    judge calls its checks make: :func:`~upskill_hub.evaluation.judges.planned_requests`)."""
+    planned = planned_requests(cases, plan.config)
+    if planned.total > settings.max_samples:
+        per_run = max(1, planned.total // plan.config.runs)
+        most = max(1, settings.max_samples // per_run)
+        judges = f" + {planned.judge_calls} judge calls" if planned.judge_calls else ""
         raise UsageError(
-            f"{cases} cases x {plan.config.runs} runs x 2 arms = {samples} requests, more than "
-            f"the {settings.max_samples} allowed here; use at most {most} run(s)"
+            f"{len(cases)} cases x {plan.config.runs} runs x 2 arms{judges} = {planned.total} "
+            f"requests, more than the {settings.max_samples} allowed here; use at most "
+            f"{most} run(s)"
         )

@@ -160,7 +160,7 @@ def stream_eval(
                     f"Skill {chosen.skill.name!r} has no test cases (skill_meta.json); "
                     "there is nothing to measure"
                 )
-            check_size(plan, len(cases), settings)
+            check_size(plan, cases, settings)
         except Exception as exc:
             log_failure("preparing an evaluation", exc, redactor)
             yield EvalView(error=describe_error(exc, redactor), finished=True)

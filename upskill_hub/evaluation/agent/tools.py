@@ -6,26 +6,41 @@
   case's attached files by name.
 
 Nothing else is ever returned. A path that is absolute, climbs (``..``), goes through a
-symbolic link, is not among the skill's listed files (:func:`upskill_hub.skill.model.list_files`:
-junk such as ``.git`` excluded), is not a regular UTF-8 file, or names a skill not loaded yet
-gets an error result the model reads (``is_error``), never the file. Files are read from disk
-only at the moment of the call, at most :data:`MAX_READ_BYTES`.
+symbolic link, is not among the skill's listed files (:func:`upskill_hub.skill.model.list_files`,
+the files ``push`` publishes: junk such as ``.git`` and secret-named files such as ``.env`` or
+``id_rsa`` excluded), is not a regular UTF-8 file (a FIFO or device is refused without being
+opened for reading), or names a skill not loaded yet gets an error result the model reads
+(``is_error``), never the file. Files are read from disk only at the moment of the call, at most
+:data:`MAX_READ_BYTES` and :data:`READ_TIMEOUT_S` seconds of reading.
 """
 
 from __future__ import annotations
 
+import io
 import os
 import stat
+import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from upskill_hub.evaluation.types import ToolCall, ToolResult, ToolSpec, ToolUse
 
-__all__ = ["MAX_READ_BYTES", "READ_TOOL", "SKILL_TOOL", "TOOLS", "SkillFolder", "Toolbox"]
+__all__ = [
+    "MAX_READ_BYTES",
+    "READ_TIMEOUT_S",
+    "READ_TOOL",
+    "SKILL_TOOL",
+    "TOOLS",
+    "SkillFolder",
+    "Toolbox",
+]
 
 #: Largest file ``Read`` returns; a larger one is cut there, the result saying so.
 MAX_READ_BYTES = 256 * 1024
+#: A read still going after this long is cut off (a slow or hung file system).
+READ_TIMEOUT_S = 5.0
+_CHUNK = 64 * 1024
 _INPUT_CHARS = 300
 
 SKILL_TOOL = ToolSpec(
@@ -117,13 +132,17 @@ def _read_inside(root: Path, rel: str) -> str:
     if not resolved.is_relative_to(root.resolve()):
         raise ReadRefused(f"{rel}: outside the skill's folder")
     try:
-        fd = os.open(current, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+        if not stat.S_ISREG(os.lstat(current).st_mode):
+            raise ReadRefused(f"{rel}: not a regular file")
+        # O_NONBLOCK: a FIFO swapped in since the check opens at once instead of waiting
+        flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
+        fd = os.open(current, flags)
     except OSError as exc:
         raise ReadRefused(f"{rel}: cannot be read ({exc.strerror or 'error'})") from None
-    with os.fdopen(fd, "rb") as fh:
+    with os.fdopen(fd, "rb", buffering=0) as fh:
         if not stat.S_ISREG(os.fstat(fh.fileno()).st_mode):
             raise ReadRefused(f"{rel}: not a regular file")
-        data = fh.read(MAX_READ_BYTES + 1)
+        data = _read_capped(fh, rel)
     cut = len(data) > MAX_READ_BYTES
     try:
         text = data[:MAX_READ_BYTES].decode("utf-8", errors="strict" if not cut else "ignore")
@@ -132,6 +151,23 @@ def _read_inside(root: Path, rel: str) -> str:
     if cut:
         text += f"\n[file cut at {MAX_READ_BYTES} bytes]"
     return text
+
+
+def _read_capped(fh: io.FileIO, rel: str) -> bytes:
+    """Up to ``MAX_READ_BYTES + 1`` bytes of an open regular file, in chunks, within
+    :data:`READ_TIMEOUT_S`."""
+    deadline = time.monotonic() + READ_TIMEOUT_S
+    chunks: list[bytes] = []
+    size = 0
+    while size <= MAX_READ_BYTES:
+        chunk = fh.read(min(_CHUNK, MAX_READ_BYTES + 1 - size))
+        if not chunk:
+            break
+        chunks.append(chunk)
+        size += len(chunk)
+        if time.monotonic() > deadline:
+            raise ReadRefused(f"{rel}: reading took over {READ_TIMEOUT_S:g} s; not read")
+    return b"".join(chunks)
 
 
 class Toolbox:
@@ -164,6 +200,13 @@ class Toolbox:
         return self._error(
             call, call.name[:_INPUT_CHARS], "", f"unknown tool {call.name!r}; use Skill or Read"
         )
+
+    def refuse(self, call: ToolCall, why: str) -> tuple[ToolResult, ToolUse]:
+        """An error result for ``call`` without running it (the loop's per-turn limits)."""
+        args = call.arguments or {}
+        value = args.get("file_path", args.get("skill"))
+        shown = str(value)[:_INPUT_CHARS] if value is not None else ""
+        return self._error(call, call.name[:_INPUT_CHARS], shown, why)
 
     def _error(self, call: ToolCall, tool: str, shown: str, why: str) -> tuple[ToolResult, ToolUse]:
         return (
@@ -198,7 +241,10 @@ class Toolbox:
             if head in self.skills or any(rel in s.files for s in self.skills.values()):
                 raise ReadRefused(f"{raw}: load the skill with the Skill tool first")
             raise ReadRefused(f"{raw}: no such file (no skill is loaded)")
+        from upskill_hub.skill.model import is_published
+
         for skill, path in candidates:
-            if skill.path is not None and path in skill.files:
+            # only what push would publish: never junk, never a file named like a secret
+            if skill.path is not None and path in skill.files and is_published(path):
                 return _read_inside(skill.path, path)
         raise ReadRefused(f"{raw}: no such file in the loaded skill's folder or the task's files")

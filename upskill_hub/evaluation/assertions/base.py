@@ -12,7 +12,12 @@ from upskill_hub.evaluation.types import AssertionResult, AssertionStatus, Messa
 from upskill_hub.skill.testcases import TestCase
 
 JudgeFn = Callable[[str | None, list[Message]], Awaitable[str]]
-"""``judge(model_or_None, messages) -> reply text``; None means the run's default judge model."""
+"""``judge(model_or_None, messages) -> reply text``; None means the run's default judge model.
+It raises :class:`JudgeSkipped` when that model may not be called in this run."""
+
+
+class JudgeSkipped(Exception):
+    """The judge model may not be called here (the message says why); the check is skipped."""
 
 
 @dataclass(frozen=True)

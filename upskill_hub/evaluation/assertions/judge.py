@@ -15,6 +15,7 @@ from typing import Any
 from upskill_hub.evaluation.assertions.base import (
     Assertion,
     CheckContext,
+    JudgeSkipped,
     optional_str_problems,
     short,
 )
@@ -82,6 +83,8 @@ class Judge(Assertion):
         messages = judge_messages(self.spec["rubric"], ctx.case.input, ctx.case.files, output)
         try:
             reply = await ctx.judge(model, messages)
+        except JudgeSkipped as why:
+            return self.result("skipped", f"skipped: {why}")
         except Exception as exc:
             return self.result("error", f"judge call failed: {type(exc).__name__}: {exc}")
         verdict = parse_verdict(reply)

@@ -15,7 +15,9 @@ Accepted strings:
 Keys: an explicit ``base_url`` (the ``--base-url`` flag) gets only the explicit ``api_key``
 (the CLI's ``UPSKILL_HUB_API_KEY``), never a vendor key from the environment, whatever the model
 string. Environment keys go only to their vendor's own endpoint, or to the ``*_BASE_URL`` /
-``HF_ROUTER_URL`` configured in that same environment (the SDK convention).
+``HF_ROUTER_URL`` configured in that same environment (the SDK convention). An explicit key
+whose shape names its vendor (``hf_...``, ``sk-ant-...``, ``sk-...``: :func:`key_vendor`) is
+never sent to another vendor's endpoint: without ``base_url`` it is a :class:`ProviderError`.
 
 ``base_url`` applies to every API model and is ignored by ``local``. A missing key is a
 :class:`ProviderError` here, at resolve time, so a run fails before its first sample; a custom
@@ -29,7 +31,7 @@ import re
 from dataclasses import dataclass
 from typing import Literal
 
-from upskill_hub.errors import Param, UnknownModel
+from upskill_hub.errors import Param, ProviderError, UnknownModel
 from upskill_hub.evaluation.providers import http_errors
 from upskill_hub.evaluation.providers.base import Provider
 
@@ -48,6 +50,17 @@ ACCEPTED_FORMS = (
     " (OpenAI-compatible server)",
 )
 _HF_MODEL = re.compile(r"^[\w.\-]+/[\w.\-]+(:[\w.\-]+)?$")
+#: Key prefixes that name their vendor, most specific first.
+_KEY_PREFIXES: tuple[tuple[str, Kind], ...] = (
+    ("sk-ant-", "anthropic"),
+    ("hf_", "hf"),
+    ("sk-", "openai"),
+)
+_VENDOR_NAMES: dict[str, str] = {
+    "anthropic": "an Anthropic key",
+    "hf": "a Hugging Face token",
+    "openai": "an OpenAI key",
+}
 
 
 @dataclass(frozen=True)
@@ -98,6 +111,28 @@ def parse_model(spec: str, base_url: str | None = None) -> ModelSpec:
     raise _unknown(spec, *(("a bare model name needs ", Param("base_url")) if text else ("empty",)))
 
 
+def key_vendor(key: str | None) -> Kind | None:
+    """The vendor whose shape ``key`` has (``hf_`` Hugging Face, ``sk-ant-`` Anthropic, ``sk-``
+    OpenAI), or None for a key of no known shape (a local server's, a proxy's)."""
+    text = (key or "").strip()
+    for prefix, vendor in _KEY_PREFIXES:
+        if text.startswith(prefix):
+            return vendor
+    return None
+
+
+def check_key_vendor(parsed: ModelSpec, api_key: str | None, base_url: str | None) -> None:
+    """:class:`ProviderError` when ``api_key`` would go to another vendor's endpoint than the
+    one its shape names (no ``base_url``: the model's own vendor is the endpoint)."""
+    owner = key_vendor(api_key)
+    if base_url or owner is None or parsed.kind in ("local", "compat") or owner == parsed.kind:
+        return
+    raise ProviderError(
+        f"{parsed.model_id}: the API key given is {_VENDOR_NAMES[owner]}; a key is only sent "
+        f"to its own vendor's endpoint, never to {parsed.kind}'s"
+    )
+
+
 def canonical_model_id(spec: str, base_url: str | None = None) -> str:
     """The id samples carry for ``spec``: aliases expanded (``haiku`` -> ``anthropic:...``)."""
     return parse_model(spec, base_url).model_id
@@ -108,6 +143,7 @@ def resolve_model(
 ) -> Provider:
     """The provider for model string ``spec`` (see the module docstring)."""
     parsed = parse_model(spec, base_url)
+    check_key_vendor(parsed, api_key, base_url)
     if parsed.kind == "local":
         from upskill_hub.evaluation.providers.embedded import EmbeddedProvider, check_available
 
