@@ -363,9 +363,18 @@ def _excluded_reason(excluded: list[str], base: ArmTally, skill: ArmTally) -> st
         (c not in base.cases and base.missing.get(c)) or (c not in skill.cases and skill.missing.get(c))
         for c in excluded
     )
+    unchecked = all(
+        c not in base.cases
+        and c not in skill.cases
+        and not base.missing.get(c)
+        and not skill.missing.get(c)
+        for c in excluded
+    )
     n = len(excluded)
     if not_run:
         what = "not run in one arm"
+    elif unchecked:
+        what = "no check ran on them"
     elif errored:
         what = "every request errored in one arm"
     else:
