@@ -49,9 +49,10 @@ the missing samples could explain the effect.
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import math
 import statistics as stats
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -456,19 +457,15 @@ def too_few(result: PairedLift, runs: int) -> str | None:
     return TOO_FEW if result.n < 2 else None
 
 
-def _fills_to_overturn(evidence: LiftEvidence, verdict: str, level: float) -> int:
-    """How few missing samples, filled against ``verdict`` one at a time (greedily, each time
-    the one that moves the mean lift most), take ``verdict`` away: a witness, so the least
-    number is at most this."""
-    against = verdict == HELPS
-    cases = evidence.cases
+def _greedy_fills(cases: Sequence[CaseCounts], against: bool) -> Iterator[tuple[int, int]]:
+    """The missing samples as (case index, arm: 0 baseline, 1 with skill), each next one the
+    fill that moves the mean lift most against (``against``) or for the skill."""
     fills = [[0, 0] for _ in cases]
     values = [c.diff() for c in cases]
-    total = sum(c.base_missing + c.skill_missing for c in cases)
-    for step in range(1, total + 1):
+    while True:
         present = [v for v in values if v is not None]
         base_sum, base_n = math.fsum(present), len(present)
-        best: tuple[float, int, int, float] | None = None
+        best: tuple[float, int, int] | None = None
         for i, c in enumerate(cases):
             for arm, room in ((0, c.base_missing), (1, c.skill_missing)):
                 if fills[i][arm] >= room:
@@ -478,24 +475,55 @@ def _fills_to_overturn(evidence: LiftEvidence, verdict: str, level: float) -> in
                 new = c.diff(f[0], f[1], against=against)
                 old = values[i]
                 n = base_n - (old is not None) + (new is not None)
-                if not n:
-                    continue
-                mean = (base_sum - (old or 0.0) + (new or 0.0)) / n
+                mean = (base_sum - (old or 0.0) + (new or 0.0)) / n if n else 0.0
                 score = mean if against else -mean
                 if best is None or score < best[0]:
-                    best = (score, i, arm, new if new is not None else math.nan)
+                    best = (score, i, arm)
         if best is None:
-            return total
-        _, i, arm, new = best
+            return
+        _, i, arm = best
         fills[i][arm] += 1
-        values[i] = None if math.isnan(new) else new
-        diffs = [v for v in values if v is not None]
-        if (
-            len(diffs) < 2
-            or verdict_of(lift_interval(diffs, runs=evidence.runs, level=level).ci95) != verdict
-        ):
-            return step
-    return total
+        values[i] = cases[i].diff(fills[i][0], fills[i][1], against=against)
+        yield i, arm
+
+
+def _fills_to_overturn(evidence: LiftEvidence, verdict: str, level: float) -> int:
+    """How few missing samples, filled against ``verdict``, take it away: the missing samples
+    in :func:`_greedy_fills` order, the shortest prefix of it that leaves no ``verdict``
+    (checked at 1, 2, 4... fills, then by bisection). A witness: the least number is at most
+    this. The caller knows that filling every missing sample takes the verdict away."""
+    against = verdict == HELPS
+    cases = evidence.cases
+    order: list[tuple[int, int]] = []
+
+    def gone(k: int) -> bool:
+        done = [[0, 0] for _ in cases]
+        for i, arm in order[:k]:
+            done[i][arm] += 1
+        diffs = [
+            d
+            for d in (c.diff(a, b, against=against) for c, (a, b) in zip(cases, done, strict=True))
+            if d is not None
+        ]
+        if len(diffs) < 2:
+            return True
+        return verdict_of(lift_interval(diffs, runs=evidence.runs, level=level).ci95) != verdict
+
+    lo, probe = 0, 1  # the verdict stands with lo fills
+    fills = _greedy_fills(cases, against)
+    while True:
+        order += itertools.islice(fills, probe - len(order))
+        if len(order) < probe or gone(probe):
+            hi = min(probe, len(order))
+            break
+        lo, probe = probe, probe * 2
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        if gone(mid):
+            hi = mid
+        else:
+            lo = mid
+    return hi
 
 
 @dataclass(frozen=True)
