@@ -232,6 +232,20 @@ def _same_as_full_samples(result: EvalResult, models: list[str]) -> None:
     theirs = benchmark(info, full)
     written["metadata"].pop("timestamp"), theirs["metadata"].pop("timestamp")
     assert written == theirs
+    # one file per model, never two models under one configuration (skill-creator's viewer)
+    files = written["metadata"]["benchmark_files"]
+    assert list(files) == models and files[models[0]] == "benchmark.json"
+    for model, name in files.items():
+        one = json.loads((result.run_dir / name).read_text(encoding="utf-8"))
+        theirs = benchmark(info, full, model)
+        one["metadata"].pop("timestamp"), theirs["metadata"].pop("timestamp")
+        assert one == theirs and one["metadata"]["executor_model"] == model
+        assert {r["model"] for r in one["runs"]} == {model}
+        assert one["run_summary"] == one["models"][model]
+        # with_skill first in each (case, run); eval_id numeric
+        pairs = [(r["eval_id"], r["run_number"], r["configuration"]) for r in one["runs"]]
+        assert pairs == sorted(pairs, key=lambda p: (p[0], p[1], p[2] != "with_skill"))
+        assert all(isinstance(r["eval_id"], int) for r in one["runs"])
 
 
 def test_the_running_tallies_give_what_the_samples_give(skill: Skill, tmp_path: Path) -> None:
