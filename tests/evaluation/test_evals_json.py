@@ -129,7 +129,9 @@ def test_eval_with_judge_writes_benchmark_json(skill_dir: Path, tmp_path: Path) 
     assert len(bench["runs"]) == 8
     # skill-creator's viewer sorts eval_id numerically and takes each eval's first
     # configuration as "with skill": the evals.json id, with_skill first in each (case, run)
-    assert [(r["eval_id"], r["eval_name"], r["run_number"], r["configuration"]) for r in bench["runs"]] == [
+    assert [
+        (r["eval_id"], r["eval_name"], r["run_number"], r["configuration"]) for r in bench["runs"]
+    ] == [
         (i, f"eval-{i}", run, arm)
         for i in (1, 2)
         for run in (1, 2)

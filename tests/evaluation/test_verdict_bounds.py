@@ -189,3 +189,24 @@ def test_the_printed_interval_agrees_with_the_verdict_after_holm() -> None:
             excludes = lo > 0 or hi < 0
             assert excludes == (m.verdict != UNCLEAR and m.verdict != "too few cases"), m
             assert excludes == (m.lift_p_holm < 0.05)
+
+
+def test_the_report_prints_the_holm_adjusted_interval_next_to_the_verdict() -> None:
+    from rich.console import Console
+
+    from upskill_hub.evaluation.report import build_tables, model_notes
+
+    spec = [("f", "p")] * 4 + [("f", "f")] * 6  # alone: lift +40 pts, "helps" (p ~ 0.045)
+    models = [m.to_dict(extended=True) for m in summarize(samples(spec, "a") + samples(spec, "b"))]
+    console = Console(width=200, record=True, color_system=None)
+    for table in build_tables(models):
+        console.print(table)
+    text = console.export_text()
+    lo, hi = models[0]["holm"]["ci"]
+    assert lo < 0 < hi and models[0]["lift_ci95"][0] > 0
+    assert f"[{lo * 100:+.0f}, {hi * 100:+.0f}]H" in text  # the interval that goes with the verdict
+    assert "no measurable effect at this n" in text
+    (note,) = [n for n in model_notes(models[0]) if "Holm" in n]
+    assert (
+        "97.5% level" in note and "verdict adjusted" in note and "unadjusted 95% interval" in note
+    )

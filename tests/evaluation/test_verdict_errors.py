@@ -122,5 +122,10 @@ def test_a_lift_the_missing_samples_could_explain_is_not_comparable(tmp_path: Pa
     assert text.returncode == 0, text.stderr
     out = " ".join(text.stdout.split())
     assert "counted as fails" not in out
-    assert "refused for their prompt (context length, content filter): baseline 4; missing" in out
+    assert (
+        "refused for their prompt (context length, content filter, refusal): baseline 4; missing"
+        in out
+    )
     assert "counted against / for the skill: +33 pts / +67 pts" in out
+    # the err column counts every sample without an answer, rejections included
+    assert re.search(r"baseline\s*│\s*50%\s*│[^│]*│\s*8\s*│\s*4\s*│", text.stdout), text.stdout

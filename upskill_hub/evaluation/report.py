@@ -29,7 +29,7 @@ def _arm_cells(arm: dict[str, Any]) -> list[str]:
         percent(arm.get("pass_rate")),
         interval(arm.get("ci95")),
         str(arm.get("total", 0)),
-        str(arm.get("errors", 0)),
+        str(int(arm.get("errors") or 0) + int(arm.get("rejected") or 0)),
         f"{_num(tokens.get('input'))}/{_num(tokens.get('output'))}",
         NONE if latency is None else f"{latency:.2f}s",
     ]
@@ -39,7 +39,8 @@ def build_tables(models: Sequence[dict[str, Any]], *, title: str | None = None) 
     """Two tables that fit 80 columns: pass rates per model and arm, then lift per model.
 
     Rates in percent with their 95% interval (clustered by case); ``n`` graded samples, ``err``
-    samples that failed after retries (excluded from the rates); tokens are means per graded
+    samples without an answer (errors after retries and prompt rejections: missing, excluded
+    from the rates); tokens are means per graded
     sample (input/output), latency the median. Lift is in percentage points with its 95%
     interval by test case (marked ``H`` when Holm-adjusted over several models: the interval at
     the adjusted level, see the notes); ``cases×runs`` is the n behind it (cases graded in both
@@ -110,7 +111,8 @@ def model_notes(stats: dict[str, Any]) -> list[str]:
     ]
     if rejected:
         lines.append(
-            f"{model}: requests refused for their prompt (context length, content filter): "
+            f"{model}: requests refused for their prompt (context length, content filter, "
+            f"refusal): "
             f"{', '.join(rejected)}; missing like errors: not in the rates, in the bounds."
         )
     ungraded = [

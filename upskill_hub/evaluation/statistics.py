@@ -361,7 +361,8 @@ def _excluded_reason(excluded: list[str], base: ArmTally, skill: ArmTally) -> st
         return None
     not_run = any(c not in base.seen or c not in skill.seen for c in excluded)
     errored = all(
-        (c not in base.cases and base.missing.get(c)) or (c not in skill.cases and skill.missing.get(c))
+        (c not in base.cases and base.missing.get(c))
+        or (c not in skill.cases and skill.missing.get(c))
         for c in excluded
     )
     unchecked = all(
