@@ -17,6 +17,7 @@ from typing import Any
 
 import pytest
 
+from tests.cli_runner import run_cli
 from tests.support.eval_runs import FACT, canary_skill, marker, quuxium_cases, run_eval
 from tests.support.llm_servers import (
     ErrorReply,
@@ -129,3 +130,38 @@ def test_a_lift_the_missing_samples_could_explain_is_not_comparable(tmp_path: Pa
     assert "counted against / for the skill: +33 pts / +67 pts" in out
     # the err column counts every sample without an answer, rejections included
     assert re.search(r"baseline\s*│\s*50%\s*│[^│]*│\s*8\s*│\s*4\s*│", text.stdout), text.stdout
+
+
+def test_several_models_print_the_interval_that_goes_with_the_verdict(tmp_path: Path) -> None:
+    """Alone, each model's lift (+40 pts over 10 cases) is "helps"; Holm over the two models
+    takes that away, and every surface then prints the adjusted interval, which includes zero,
+    beside "no measurable effect", never the unadjusted one that excludes it."""
+    skill = canary_skill(tmp_path, quuxium_cases(10), name="canary-verdict")
+
+    def responder(request: dict[str, Any]) -> str:
+        return RIGHT if with_skill(request) and case_of(request) < 4 else "No idea."
+
+    common = ["-m", "fake-model", "-m", "other-model", "-o", str(tmp_path / "runs")]
+    with openai_server(responder) as srv:
+        done = run_eval(skill, srv.base_url, *common, "--format", "json")
+        text = run_eval(skill, srv.base_url, *common)
+    models = summary_of(done)["models"]
+    assert [m["verdict"] for m in models] == ["no measurable effect at this n"] * 2
+    for m in models:
+        assert m["lift_ci95"][0] > 0 and m["holm"]["changed_verdict"] is True
+        lo, hi = m["holm"]["ci"]
+        assert lo < 0 < hi
+    assert text.returncode == 0, text.stderr
+    assert f"[{lo * 100:+.0f}, {hi * 100:+.0f}]H" in text.stdout
+    unadjusted = models[0]["lift_ci95"]
+    assert (
+        f"[{unadjusted[0] * 100:+.0f}, {unadjusted[1] * 100:+.0f}]"
+        not in text.stdout.split("note:")[0]
+    )
+    # results show reads the run folder: the same, adjusted interval
+    run_dir = Path(json.loads(done.stdout)["run_dir"])
+    shown = run_cli("results", "show", str(run_dir), "--format", "json")
+    assert shown.returncode == 0, shown.stderr
+    for m in json.loads(shown.stdout)["models"]:
+        assert m["lift_ci95"] == pytest.approx([lo, hi], abs=1e-6)
+        assert m["verdict"] == "no measurable effect at this n"

@@ -176,7 +176,9 @@ def summary_rows(record: RunRecord, redactor: Redactor | None = None) -> list[di
     base = {"run_id": run_id_of(record), **_skill_fields(record)}
     rows = []
     for model in summary.models:
-        lift_ci = model.get("lift_ci95") or [None, None]
+        # the interval that goes with the verdict: Holm-adjusted when several models were
+        # measured (summary.json keeps the unadjusted 95% one in lift_ci95)
+        lift_ci = (model.get("holm") or {}).get("ci") or model.get("lift_ci95") or [None, None]
         shared = {
             "lift": model.get("lift"),
             "lift_ci_low": lift_ci[0],
