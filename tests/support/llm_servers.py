@@ -103,8 +103,8 @@ ApiKind = Literal["openai", "anthropic"]
 __all__ = [
     "ErrorReply",
     "FakeLLMServer",
-    "FinishReply",
     "Fault",
+    "FinishReply",
     "RecordedRequest",
     "Responder",
     "ToolCallReply",

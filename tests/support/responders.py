@@ -4,9 +4,9 @@ A **responder** gets the decoded request JSON and returns the reply text, or a
 :class:`ToolCallReply` (tool calls, answered as OpenAI ``tool_calls`` or Anthropic ``tool_use``
 blocks), an :class:`ErrorReply` (an HTTP error for this request only: a fault chosen by what
 was asked, unlike the queued ``inject`` faults) or a :class:`FinishReply` (a reply with a given
-finish reason, e.g. ``content_filter`` / ``refusal``). Helpers read requests of either API (:func:`system_prompt`, :func:`last_user_message`,
-:func:`tool_results`) and build common scripts (:func:`constant`, :func:`echo`,
-:func:`skill_aware`, :func:`skill_agent`). ``llm_servers`` re-exports every public name.
+finish reason, e.g. ``content_filter`` / ``refusal``). Helpers read requests of either API
+(:func:`system_prompt`, :func:`last_user_message`, :func:`tool_results`) and build common
+scripts (:func:`constant`, :func:`echo`, :func:`skill_aware`, :func:`skill_agent`). ``llm_servers`` re-exports every public name.
 """
 
 from __future__ import annotations

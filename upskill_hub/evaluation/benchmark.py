@@ -54,8 +54,8 @@ __all__ = [
     "benchmark",
     "benchmark_chunks",
     "benchmark_files",
-    "eval_ids",
     "benchmark_head",
+    "eval_ids",
     "run_entry",
     "run_result",
     "sample_checks",
@@ -320,7 +320,8 @@ def write_benchmark(run_dir: Path, info: RunInfo, samples: Sequence[Sample]) -> 
     large run never holds its runs' JSON in memory); returns benchmark.json's path."""
     models = _models(info, samples)
     files = benchmark_files(models)
-    for model in models or [None]:
+    chosen_models: list[str | None] = list(models) or [None]  # no sample: an empty file
+    for model in chosen_models:
         head = benchmark_head(info, models, lambda m: _values(samples, m), model)
         chosen = head["metadata"]["executor_model"]
         runs = _runs(info, samples, chosen) if chosen is not None else iter(())

@@ -182,7 +182,8 @@ class RunTally:
                     _, case, run, arm = self.key(index)
                     yield run_entry(case, model, arm, run, self._result(index), ids[case])
 
-        for model in models or [None]:
+        chosen: list[str | None] = list(models) or [None]  # no sample: an empty file
+        for model in chosen:
             head = benchmark_head(info, models, self._values, model)
             name = files.get(model, BENCHMARK_FILE) if model is not None else BENCHMARK_FILE
             chunks = benchmark_chunks(head, runs(model) if model is not None else iter(()))
