@@ -6,7 +6,8 @@ blocks), an :class:`ErrorReply` (an HTTP error for this request only: a fault ch
 was asked, unlike the queued ``inject`` faults) or a :class:`FinishReply` (a reply with a given
 finish reason, e.g. ``content_filter`` / ``refusal``). Helpers read requests of either API
 (:func:`system_prompt`, :func:`last_user_message`, :func:`tool_results`) and build common
-scripts (:func:`constant`, :func:`echo`, :func:`skill_aware`, :func:`skill_agent`). ``llm_servers`` re-exports every public name.
+scripts (:func:`constant`, :func:`echo`, :func:`skill_aware`, :func:`skill_agent`).
+``llm_servers`` re-exports every public name.
 """
 
 from __future__ import annotations
