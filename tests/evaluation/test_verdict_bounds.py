@@ -210,3 +210,25 @@ def test_the_report_prints_the_holm_adjusted_interval_next_to_the_verdict() -> N
     assert (
         "97.5% level" in note and "verdict adjusted" in note and "unadjusted 95% interval" in note
     )
+
+
+def test_old_summaries_read_as_what_they_meant() -> None:
+    """A stats_version 2 summary.json graded refusals as fails: its notes say so, once; a
+    version 3 one says they are missing."""
+    from upskill_hub.evaluation.report import notes
+
+    model = {
+        "model": "m",
+        "baseline": {"rejected": 0},
+        "with_skill": {"rejected": 3},
+        "holm": {"p_adjusted": 0.08, "changed_verdict": True},
+    }
+    old = {"stats_version": 2, "errors": 5, "rejected": 3, "models": [model]}
+    text = " ".join(notes(old))
+    assert "counted as fails: with skill 3" in text and "missing" not in text
+    assert "2 sample(s) failed after retries" in text and "3 refused" in text
+    assert "not after Holm adjustment" in text  # no adjusted interval in version 2
+    new = {"stats_version": 3, "errors": 5, "rejected": 3, "models": [{**model, "missing": {}}]}
+    text = " ".join(notes(new))
+    assert "counted as fails" not in text and "missing like errors" in text
+    assert "5 sample(s) without an answer (outcome error, 3 of them refused" in text

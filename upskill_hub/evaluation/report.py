@@ -109,11 +109,16 @@ def model_notes(stats: dict[str, Any]) -> list[str]:
         for arm, key in arms
         if stats.get(key) and stats[key].get("rejected")
     ]
-    if rejected:
+    if rejected and "missing" not in stats:  # a stats_version 2 summary: graded as fails
+        lines.append(
+            f"{model}: requests refused for their prompt (context length, content filter), "
+            f"counted as fails: {', '.join(rejected)}."
+        )
+    elif rejected:
         lines.append(
             f"{model}: requests refused for their prompt (context length, content filter, "
-            f"refusal): "
-            f"{', '.join(rejected)}; missing like errors: not in the rates, in the bounds."
+            f"refusal): {', '.join(rejected)}; missing like errors: not in the rates, in the "
+            "bounds."
         )
     ungraded = [
         f"{arm} {stats[key]['ungraded']}"
@@ -185,10 +190,12 @@ def notes(summary: dict[str, Any]) -> list[str]:
                 "in the pass rates, and counted in the verdict's worst-case bounds; --resume "
                 "the run folder to retry them."
             )
-        else:
+        else:  # stats_version 2: refusals were graded as fails, other errors left out
+            other = errors - rejected
+            counted = f"; {rejected} refused for their prompt counted as fails" if rejected else ""
             lines.append(
-                f"{errors} sample(s) failed after retries (outcome error): excluded from pass "
-                "rates; --resume the run folder to retry them."
+                f"{other} sample(s) failed after retries (outcome error): excluded from pass "
+                f"rates{counted}; --resume the run folder to retry them."
             )
     skipped = int(summary.get("skipped_assertions", 0))
     if skipped:
