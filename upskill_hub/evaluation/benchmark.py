@@ -68,25 +68,20 @@ _METRICS = ("pass_rate", "time_seconds", "tokens")
 _ARM_RANK = {"with_skill": 0, "baseline": 1}  # with_skill first, as the viewer expects
 _NUMBERED = re.compile(r"(?:eval-)?([0-9]{1,9})")
 
-#: What the file's figures are, in the file (``notes``), since they differ from summary.json's.
-NOTES = {
-    "pass_rate": (
-        "per run: the share of its assertions that passed (skipped ones left out); "
-        "summary.json's pass_rate is the share of samples that passed every assertion"
-    ),
-    "delta": (
-        "with_skill mean minus without_skill mean of the per-run figures; delta.pass_rate is "
-        "per assertion, while summary.json's lift is the mean over cases of each case's "
-        "difference in sample pass rates (its verdict and interval are there)"
-    ),
-    "excluded": (
-        "runs that errored (errors: 1; errors after retries and prompt rejections) and runs "
-        "on which no check ran (graded: false) are left out of the means, as summary.json "
-        "leaves them out of its pass rates"
-    ),
-    "eval_id": "a number (the evals.json id, else the position in evals_run); eval_name is "
-    "the case id",
-}
+#: What the file's figures are, in the file itself (``notes``: the guide's list of free-form
+#: observations, which the viewer shows), since they differ from summary.json's.
+NOTES = [
+    "pass_rate is per run: the share of its assertions that passed (skipped ones left out); "
+    "summary.json's pass_rate is the share of samples that passed every assertion.",
+    "delta is the with_skill mean minus the without_skill mean of the per-run figures: "
+    "delta.pass_rate is per assertion, while summary.json's lift is the mean over cases of "
+    "each case's difference in sample pass rates (its interval and verdict are there).",
+    "Runs that errored (errors: 1; errors after retries and prompt rejections) and runs on "
+    "which no check ran (graded: false) are left out of the means, as summary.json leaves "
+    "them out of its pass rates.",
+    "eval_id is a number (the evals.json id, else the position in evals_run); eval_name is "
+    "the case id. One file per model: metadata.benchmark_files.",
+]
 
 
 def eval_ids(case_ids: Sequence[str]) -> dict[str, int]:
@@ -282,7 +277,7 @@ def benchmark_head(
         "runs": [],
         "run_summary": summaries.get(first, _summary({})) if first else _summary({}),
         "models": summaries,
-        "notes": dict(NOTES),
+        "notes": list(NOTES),
     }
 
 
