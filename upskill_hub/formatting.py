@@ -9,9 +9,10 @@ unit (``[+5, +56]`` for a lift, ``[62, 95]`` for a rate), and a value that does 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
-__all__ = ["NONE", "interval", "lift", "percent", "points", "rate"]
+__all__ = ["NONE", "interval", "lift", "percent", "points", "rate", "verdict_interval"]
 
 #: What a cell says when there is no value (no baseline arm, nothing graded).
 NONE = "—"
@@ -50,3 +51,12 @@ def rate(value: float | None, ci: Sequence[float | None] | None = None) -> str:
         return NONE
     bounds = interval(ci)
     return f"{percent(value)} {bounds}" if bounds else percent(value)
+
+
+def verdict_interval(model: Mapping[str, Any]) -> Sequence[float | None] | None:
+    """The lift interval that goes with a model's verdict (a summary.json ``models`` entry):
+    the Holm-adjusted one (``holm.ci``) when several models were measured, else ``lift_ci95``.
+    """
+    holm = model.get("holm")
+    adjusted = holm.get("ci") if isinstance(holm, Mapping) else None
+    return adjusted or model.get("lift_ci95")

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from upskill_hub.formatting import NONE, interval, percent, points
+from upskill_hub.formatting import NONE, interval, percent, points, verdict_interval
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -82,10 +82,8 @@ def build_tables(models: Sequence[dict[str, Any]], *, title: str | None = None) 
 def lift_interval_cell(stats: dict[str, Any]) -> str:
     """The lift's interval as printed: the Holm-adjusted one (marked ``H``) when there is one,
     so that it always agrees with the verdict."""
-    holm = stats.get("holm") or {}
-    if holm.get("ci"):
-        return interval(holm["ci"], signed=True) + "H"
-    return interval(stats.get("lift_ci95"), signed=True)
+    marked = "H" if (stats.get("holm") or {}).get("ci") else ""
+    return interval(verdict_interval(stats), signed=True) + marked
 
 
 def lift_n(stats: dict[str, Any]) -> str:

@@ -21,6 +21,7 @@ from upskill_hub.datasets_quiet import quiet_datasets
 from upskill_hub.errors import HubError, Param, UsageError
 from upskill_hub.evaluation.records import RunSummary
 from upskill_hub.evaluation.run_dir import SAMPLES_FILE, RunRecord, load_run
+from upskill_hub.formatting import verdict_interval
 from upskill_hub.secrets import Redactor
 from upskill_hub.skill.schemas import load_schema, schema_errors
 
@@ -178,7 +179,7 @@ def summary_rows(record: RunRecord, redactor: Redactor | None = None) -> list[di
     for model in summary.models:
         # the interval that goes with the verdict: Holm-adjusted when several models were
         # measured (summary.json keeps the unadjusted 95% one in lift_ci95)
-        lift_ci = (model.get("holm") or {}).get("ci") or model.get("lift_ci95") or [None, None]
+        lift_ci = verdict_interval(model) or [None, None]
         shared = {
             "lift": model.get("lift"),
             "lift_ci_low": lift_ci[0],
