@@ -113,7 +113,7 @@ def test_a_case_that_errors_in_every_run_of_one_arm_is_in_the_bounds() -> None:
     assert m.lift == 1.0 and m.lift_ci95 and m.lift_ci95[0] > 0
     assert m.verdict == (
         "not comparable: 9 missing samples (baseline 0, with skill 9) could explain the lift: "
-        "1 of them counted against the skill remove it"
+        "1 of them counted against the skill removes it"
     )
     assert m.to_dict()["decided_by"] == 1
 

@@ -579,7 +579,7 @@ def decide(evidence: LiftEvidence, *, level: float = 0.95) -> Decision | None:
     text = (
         f"{NOT_COMPARABLE}: {base_missing + skill_missing} missing samples (baseline "
         f"{base_missing}, with skill {skill_missing}) could explain the {what}: {n} of them "
-        f"counted {side} the skill remove it"
+        f"counted {side} the skill {'removes' if n == 1 else 'remove'} it"
     )
     return Decision(text, result, bounds, bounds_ci, decided_by=n)
 
