@@ -146,7 +146,9 @@ class ProviderError(UpskillHubError):
     """A model provider call failed.
 
     ``retryable`` marks 429, 5xx, timeouts and dropped connections; ``retry_after`` carries the
-    server's Retry-After in seconds when it sent one.
+    server's Retry-After in seconds when it sent one. ``rejection`` names a final refusal of the
+    prompt itself from a structured signal of the API (``context_length``, ``content_filter``,
+    ``refusal``), never guessed from message text; None for every other failure.
     """
 
     def __init__(
@@ -155,11 +157,13 @@ class ProviderError(UpskillHubError):
         retryable: bool = False,
         status: int | None = None,
         retry_after: float | None = None,
+        rejection: str | None = None,
     ) -> None:
         super().__init__(*message)
         self.retryable = retryable
         self.status = status
         self.retry_after = retry_after
+        self.rejection = None if retryable else rejection
 
 
 class UnknownModel(UsageError):

@@ -11,9 +11,19 @@ unit (``[+5, +56]`` for a lift, ``[62, 95]`` for a rate), and a value that does 
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
-__all__ = ["NONE", "interval", "lift", "percent", "points", "rate", "strip_control"]
+__all__ = [
+    "NONE",
+    "interval",
+    "lift",
+    "percent",
+    "points",
+    "rate",
+    "strip_control",
+    "verdict_interval",
+]
 
 #: What a cell says when there is no value (no baseline arm, nothing graded).
 NONE = "—"
@@ -60,3 +70,12 @@ _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 def strip_control(value: object) -> str:
     """``value`` as text without control characters (ANSI escapes could rewrite the terminal)."""
     return _CONTROL.sub("", str(value))
+
+
+def verdict_interval(model: Mapping[str, Any]) -> Sequence[float | None] | None:
+    """The lift interval that goes with a model's verdict (a summary.json ``models`` entry):
+    the Holm-adjusted one (``holm.ci``) when several models were measured, else ``lift_ci95``.
+    """
+    holm = model.get("holm")
+    adjusted = holm.get("ci") if isinstance(holm, Mapping) else None
+    return adjusted or model.get("lift_ci95")

@@ -291,11 +291,14 @@ class _OverflowServer:
                 )
                 user = str(body.get("messages", [{}])[-1].get("content", ""))
                 if MARKER in system and "LONG" in user:
-                    return self._error(
+                    error = self._error(
                         400,
                         "This model's maximum context length is 64 tokens. However, your "
                         "messages resulted in 180 tokens. (context_length_exceeded)",
                     )
+                    data = json.loads(bytes(error.body))
+                    data["error"]["code"] = "context_length_exceeded"  # what OpenAI sends
+                    return type(error)(data, status_code=400)
                 return await super()._complete(request)
 
         def reply(request: dict[str, Any]) -> str:
@@ -321,15 +324,19 @@ def test_prompt_overflow_in_one_arm_does_not_manufacture_lift(tmp_path: Path) ->
         text = run_eval(folder, srv.base_url, *args, "--output", str(tmp_path / "runs2"))
     assert done.returncode == 0, done.stderr
     (model,) = json.loads(done.stdout)["models"]
-    # before: baseline 10/20, with skill 10/10 + 10 errors -> "+50 pts, helps"
+    # before: baseline 10/20, with skill 10/10 + 10 errors -> "+50 pts, helps". The rejections
+    # are missing samples: not in the lift, in its worst-case bounds
     assert model["baseline"]["passed"] == 10 and model["baseline"]["total"] == 20
     assert model["with_skill"]["rejected"] == 10 and model["with_skill"]["errors"] == 0
-    assert model["with_skill"]["total"] == 20 and model["with_skill"]["passed"] == 10
-    assert model["lift"] == 0.0 and model["lift_cases"] == 10
+    assert model["with_skill"]["total"] == 10 and model["with_skill"]["passed"] == 10
+    assert model["lift"] == 0.0 and model["lift_cases"] == 5 and model["excluded_cases"] == 5
     assert model["verdict"] == "no measurable effect at this n"
+    assert model["missing"] == {"baseline": 0, "with_skill": 10}
+    assert model["lift_bounds"] == [0.0, 0.5]
     lo, hi = model["lift_ci95"]
     assert lo < 0 < hi
     assert text.returncode == 0, text.stderr
     assert "helps" not in text.stdout
-    assert "refused for their prompt" in text.stdout and "with skill 10" in text.stdout
-    assert "10×2" in text.stdout
+    out = " ".join(text.stdout.split())
+    assert "refused for their prompt" in out and "with skill 10" in out
+    assert "5×2" in text.stdout

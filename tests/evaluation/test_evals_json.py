@@ -4,6 +4,7 @@ folder, against real local model servers (the judge included)."""
 from __future__ import annotations
 
 import json
+import re
 import statistics
 from pathlib import Path
 from typing import Any
@@ -126,12 +127,23 @@ def test_eval_with_judge_writes_benchmark_json(skill_dir: Path, tmp_path: Path) 
     assert bench["metadata"]["evals_run"] == ["eval-1", "eval-2"]
     assert bench["metadata"]["runs_per_configuration"] == 2
     assert len(bench["runs"]) == 8
-    first = next(r for r in bench["runs"] if r["eval_id"] == "eval-1")
-    assert first["result"]["total"] == 2 and first["configuration"] in (
-        "with_skill",
-        "without_skill",
-    )
+    # skill-creator's viewer sorts eval_id numerically and takes each eval's first
+    # configuration as "with skill": the evals.json id, with_skill first in each (case, run)
+    assert [
+        (r["eval_id"], r["eval_name"], r["run_number"], r["configuration"]) for r in bench["runs"]
+    ] == [
+        (i, f"eval-{i}", run, arm)
+        for i in (1, 2)
+        for run in (1, 2)
+        for arm in ("with_skill", "without_skill")
+    ]
+    first = bench["runs"][0]
+    assert first["result"]["total"] == 2 and first["result"]["graded"] is True
     assert bench["models"]["fake-model"] == summary
+    # what differs from summary.json is said in the file itself
+    delta_note = next(n for n in bench["notes"] if n.startswith("delta"))
+    assert "per assertion" in delta_note and "lift" in delta_note
+    assert bench["metadata"]["benchmark_files"] == {"fake-model": "benchmark.json"}
 
 
 def test_without_a_judge_the_expectations_are_skipped_and_said(
@@ -145,4 +157,22 @@ def test_without_a_judge_the_expectations_are_skipped_and_said(
         judged = [r for r in srv.requests if "strict grader" in r.system]
     assert done.returncode == 0, done.stderr
     assert not judged
-    assert "6 assertion check(s) skipped" in done.stdout + done.stderr
+    out = " ".join((done.stdout + done.stderr).split())
+    assert "6 assertion check(s) skipped" in out
+    # no check ran on any answer: nothing is graded, neither arm reads 0%, and the verdict says
+    # which flag would grade them
+    run_dir = next((tmp_path / "runs").iterdir())
+    summary = json.loads((run_dir / "summary.json").read_text())
+    (model,) = summary["models"]
+    for arm in ("baseline", "with_skill"):
+        assert model[arm]["pass_rate"] is None and model[arm]["total"] == 0
+        assert model[arm]["ungraded"] == 2 and model[arm]["errors"] == 0
+    assert model["lift"] is None and model["verdict"] == (
+        "no data (nothing graded: every check was skipped; judge checks need --judge-model)"
+    )
+    assert not re.search(r"\b0%", done.stdout) and "no measurable effect" not in done.stdout
+    assert "--judge-model" in out
+    bench = json.loads((run_dir / "benchmark.json").read_text())
+    assert {r["result"]["graded"] for r in bench["runs"]} == {False}
+    assert bench["run_summary"]["with_skill"]["pass_rate"]["mean"] == 0.0  # no graded run
+    assert "delta" not in bench["run_summary"]

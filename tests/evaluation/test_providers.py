@@ -15,7 +15,9 @@ from pathlib import Path
 import pytest
 
 from tests.support.llm_servers import (
+    ErrorReply,
     FakeLLMServer,
+    FinishReply,
     anthropic_server,
     constant,
     echo,
@@ -308,6 +310,55 @@ def test_client_errors_are_final_and_say_what_to_do(api, status: str, words: str
         assert f"set {env}" in message
 
 
+# --------------------------------------------------------------------------- prompt rejections
+# A rejection of the prompt (what the skill adds) is known only from structured, final signals:
+# never from message text, never from a 429 or 5xx whatever it says.
+
+
+@pytest.mark.parametrize(
+    ("kind", "reply", "rejection"),
+    [
+        # OpenAI: 400 with code context_length_exceeded; Azure: 400 with code content_filter
+        (
+            "openai",
+            ErrorReply(400, "maximum context length is 8192", "context_length_exceeded"),
+            "context_length",
+        ),
+        ("openai", ErrorReply(400, "filtered", "content_filter"), "content_filter"),
+        ("openai", ErrorReply(413, "too large", "context_length_exceeded"), "context_length"),
+        ("openai", FinishReply("", "content_filter"), "content_filter"),
+        # Anthropic: 413 request_too_large; stop_reason refusal
+        ("anthropic", ErrorReply(413, "Request exceeds the maximum size"), "context_length"),
+        ("anthropic", FinishReply("I can't help with that.", "refusal"), "refusal"),
+        # the same words without the structured signal are plain errors
+        ("openai", ErrorReply(400, "This model's maximum context length is 99 tokens"), None),
+        ("openai", ErrorReply(400, "content filter triggered", "invalid_value"), None),
+        ("anthropic", ErrorReply(400, "prompt is too long: 9000 tokens > 8192 maximum"), None),
+        ("openai", ErrorReply(429, "Too many tokens, please wait before trying again."), None),
+        ("openai", ErrorReply(429, "slow down", "context_length_exceeded"), None),
+        ("anthropic", ErrorReply(529, "content filter overloaded"), None),
+        ("openai", ErrorReply(500, "context_length_exceeded", "context_length_exceeded"), None),
+    ],
+)
+def test_prompt_rejections_only_from_structured_signals(
+    kind: str,
+    reply: ErrorReply | FinishReply,
+    rejection: str | None,
+    oai: FakeLLMServer,
+    ant: FakeLLMServer,
+) -> None:
+    srv = oai if kind == "openai" else ant
+    srv.responder = lambda _request: reply
+    spec = "fake-model" if kind == "openai" else "anthropic:claude-x"
+    err = fails(resolve_model(spec, base_url=srv.base_url, api_key="sk-test-key-1"))
+    assert err.rejection == rejection
+    if rejection is not None:
+        assert not err.retryable  # final: a retry would be refused the same way
+    if isinstance(reply, ErrorReply):
+        assert err.status == reply.status
+        assert err.retryable == (reply.status == 429 or reply.status >= 500)
+
+
 @pytest.mark.parametrize("status", ["307", "302"])
 def test_redirects_are_not_followed(api, status: str) -> None:
     srv, provider = api
@@ -547,3 +598,4 @@ def test_embedded_model_rejects_a_prompt_beyond_its_context() -> None:
     with pytest.raises(ProviderError) as info:
         run(resolve_model("local"), chat, GenerationParams(max_tokens=4))
     assert "8192" in str(info.value) and not info.value.retryable
+    assert info.value.rejection == "context_length"

@@ -220,9 +220,13 @@ def test_to_dict_has_exactly_the_summary_shape() -> None:
         "spread_floored",
         "holm",
         "case_counts",
+        "missing",
+        "lift_bounds",
+        "lift_bounds_ci95",
+        "decided_by",
     ]
     arm_keys = ["pass_rate", "passed", "total", "errors", "ci95", "tokens", "latency_s"]
-    arm_keys += ["rejected", "cases", "ci_method", "n_effective", "pass_all_runs"]
+    arm_keys += ["rejected", "cases", "ci_method", "n_effective", "pass_all_runs", "ungraded"]
     assert list(data["baseline"]) == arm_keys
     assert list(data["with_skill"]) == arm_keys
     assert data["with_skill"]["tokens"] == {"input": 50.0, "output": 100.0}
@@ -368,24 +372,30 @@ def test_intervals_never_collapse_to_a_point() -> None:
 
 
 def test_context_length_errors_in_one_arm_do_not_manufacture_lift() -> None:
-    # the server: 5 cases pass in both arms, 5 fail without and overflow with the skill
+    # the server: 5 cases pass in both arms, 5 fail without and overflow with the skill.
+    # A rejection is known from the provider's structured signal (``rejected``), never from the
+    # message text; either way it is a missing sample, counted in the bounds.
     err = "fake-model: request rejected (400) - This model's maximum context length is 99 tokens"
     samples = cases_samples([(5, 5)] * 5 + [(0, -1)] * 5, runs=5, error=err)
+    for s in samples:
+        if s.outcome == "error":
+            s.rejected = "context_length"
     (m,) = summarize(samples)
     assert m.with_skill.rejected == 25 and m.with_skill.errors == 0
-    assert (m.with_skill.passed, m.with_skill.total) == (25, 50)  # rejections are fails
-    assert m.lift == 0.0 and m.lift_cases == 10
+    assert (m.with_skill.passed, m.with_skill.total) == (25, 25)  # rejections: not graded
+    assert (m.lift, m.lift_cases, m.excluded_cases) == (0.0, 5, 5)
+    assert m.excluded_reason == "5 cases excluded: every request errored in one arm"
     assert m.verdict == "no measurable effect at this n"
-    lo, hi = m.lift_ci95 or (0, 0)
-    assert lo < 0 < hi and hi - lo > 0.1
-    # the same errors from a failing service are missing samples: excluded, and the verdict
-    # says the arms are not comparable instead of claiming anything
-    samples = cases_samples([(5, 5)] * 5 + [(0, -1)] * 5, runs=5, error="m: server error (500)")
+    # the excluded cases are in the bounds: filled against the skill they change nothing (the
+    # baseline fails them), filled for it they are five flips
+    assert m.missing == {"baseline": 0, "with_skill": 25}
+    assert m.lift_bounds == pytest.approx((0.0, 0.5))
+    # the same text without the structured signal is an error, not a rejection
+    samples = cases_samples([(5, 5)] * 5 + [(0, -1)] * 5, runs=5, error=err)
     (m,) = summarize(samples)
     assert m.with_skill.errors == 25 and m.with_skill.rejected == 0
     assert (m.lift, m.lift_cases, m.excluded_cases) == (0.0, 5, 5)
-    assert m.excluded_reason == "5 cases excluded: every request errored in one arm"
-    assert m.verdict == "not comparable: errors differ between arms (baseline 0, with skill 25)"
+    assert m.lift_bounds == pytest.approx((0.0, 0.5))
 
 
 def test_no_case_graded_in_both_arms_and_all_errors() -> None:
@@ -407,7 +417,12 @@ def test_holm_adjustment_across_models_is_reported() -> None:
     for m in two:
         assert m.verdict == "no measurable effect at this n"
         assert m.holm_changed and m.lift_p_holm == pytest.approx(2 * (alone.lift_p or 0))
-        assert m.to_dict()["holm"]["changed_verdict"] is True
+        holm = m.to_dict()["holm"]
+        assert holm["changed_verdict"] is True
+        # the printed interval is the one at the adjusted level: it includes zero, as the
+        # verdict says, while the unadjusted 95% interval does not
+        assert holm["ci"][0] < 0 < holm["ci"][1] and m.lift_ci95 and m.lift_ci95[0] > 0
+        assert holm["level"] == pytest.approx(1 - 0.05 / 2)
 
 
 def test_case_table_categories_and_pass_all_runs() -> None:

@@ -44,7 +44,7 @@ def test_every_surface_prints_the_same_lift_and_interval(tmp_path: Path) -> None
     (model,) = json.loads(as_json.stdout)["models"]
     run_dir = Path(json.loads(as_json.stdout)["run_dir"])
     summary = json.loads((run_dir / "summary.json").read_text())
-    assert summary["stats_version"] == 2 and summary["lift_method"] == "paired_t_by_case"
+    assert summary["stats_version"] == 3 and summary["lift_method"] == "paired_t_by_case"
     (stored,) = summary["models"]
     # the JSON and summary.json hold the same numbers, and they are the hand-computed ones
     assert model["lift"] == stored["lift"] == 0.5

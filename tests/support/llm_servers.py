@@ -82,6 +82,8 @@ from starlette.routing import Route
 from starlette.types import Receive, Scope, Send
 
 from tests.support.responders import (  # re-exported, see __all__
+    ErrorReply,
+    FinishReply,
     Responder,
     ToolCallReply,
     _count_tokens,
@@ -99,8 +101,10 @@ from tests.support.responders import (  # re-exported, see __all__
 ApiKind = Literal["openai", "anthropic"]
 
 __all__ = [
+    "ErrorReply",
     "FakeLLMServer",
     "Fault",
+    "FinishReply",
     "RecordedRequest",
     "Responder",
     "ToolCallReply",
@@ -517,6 +521,21 @@ class FakeLLMServer:
         if self.latency > 0:
             await asyncio.sleep(self.latency)
         reply = self.responder(body)
+        if isinstance(reply, ErrorReply):
+            error = self._error(reply.status, reply.message)
+            if reply.code is not None:
+                data = json.loads(bytes(error.body))
+                data["error"]["code" if self.kind == "openai" else "type"] = reply.code
+                error = JSONResponse(data, status_code=reply.status)
+            return error
+        if isinstance(reply, FinishReply):
+            if self.kind == "openai":
+                answer = _openai_reply(body, reply.text, seq)
+                answer["choices"][0]["finish_reason"] = reply.finish
+            else:
+                answer = _anthropic_reply(body, reply.text, seq)
+                answer["stop_reason"] = reply.finish
+            return JSONResponse(answer)
         if self.kind == "openai":
             if isinstance(reply, ToolCallReply):
                 return JSONResponse(_openai_tool_reply(body, reply, seq))

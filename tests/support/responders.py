@@ -2,9 +2,12 @@
 
 A **responder** gets the decoded request JSON and returns the reply text, or a
 :class:`ToolCallReply` (tool calls, answered as OpenAI ``tool_calls`` or Anthropic ``tool_use``
-blocks). Helpers read requests of either API (:func:`system_prompt`, :func:`last_user_message`,
-:func:`tool_results`) and build common scripts (:func:`constant`, :func:`echo`,
-:func:`skill_aware`, :func:`skill_agent`). ``llm_servers`` re-exports every public name.
+blocks), an :class:`ErrorReply` (an HTTP error for this request only: a fault chosen by what
+was asked, unlike the queued ``inject`` faults) or a :class:`FinishReply` (a reply with a given
+finish reason, e.g. ``content_filter`` / ``refusal``). Helpers read requests of either API
+(:func:`system_prompt`, :func:`last_user_message`, :func:`tool_results`) and build common
+scripts (:func:`constant`, :func:`echo`, :func:`skill_aware`, :func:`skill_agent`).
+``llm_servers`` re-exports every public name.
 """
 
 from __future__ import annotations
@@ -15,6 +18,8 @@ from dataclasses import dataclass
 from typing import Any
 
 __all__ = [
+    "ErrorReply",
+    "FinishReply",
     "Responder",
     "ToolCallReply",
     "constant",
@@ -38,8 +43,28 @@ class ToolCallReply:
     text: str = ""
 
 
-#: A responder gets the decoded request and returns the reply text, or tool calls.
-Responder = Callable[[dict[str, Any]], "str | ToolCallReply"]
+@dataclass(frozen=True)
+class ErrorReply:
+    """Answer this request with HTTP ``status`` and the API's error JSON carrying ``message``
+    and, if given, ``code`` (OpenAI's ``error.code``; Anthropic's ``error.type``)."""
+
+    status: int
+    message: str
+    code: str | None = None
+
+
+@dataclass(frozen=True)
+class FinishReply:
+    """A normal reply whose finish reason is ``finish`` (OpenAI ``finish_reason``, Anthropic
+    ``stop_reason``)."""
+
+    text: str
+    finish: str
+
+
+#: A responder gets the decoded request and returns the reply text, tool calls, an error or a
+#: reply with a given finish reason.
+Responder = Callable[[dict[str, Any]], "str | ToolCallReply | ErrorReply | FinishReply"]
 
 
 def tool_call(name: str, /, **arguments: Any) -> ToolCallReply:

@@ -17,14 +17,27 @@ Shape::
 
 As in the guide, a run's ``pass_rate`` is the share of its assertions that passed (skipped
 ones left out); summary.json's pass rate counts runs that passed every assertion, so the two
-agree when each case has one assertion. ``run_summary`` is that of the run's first model
-(``metadata.executor_model``); ``models`` holds every model's. Runs that errored are left out of
-the means and counted in ``errors``. ``stddev`` is the sample standard deviation (0 for one run).
+agree when each case has one assertion, and ``delta.pass_rate`` is a difference of those
+per-assertion means, not summary.json's lift (a mean over cases of per-case differences). The
+file says so itself, under ``notes``. Runs that errored (errors left after retries and prompt
+rejections, ``errors: 1``) and runs on which no check ran (``graded: false``) are left out of the
+means, as summary.json leaves them out of its pass rates. ``stddev`` is the sample standard
+deviation (0 for one run).
+
+For skill-creator's viewer (which sorts ``eval_id`` numerically and takes the first
+configuration of each eval as "with skill"): ``eval_id`` is a number (the evals.json id of an
+``eval-<id>`` case, else the case's position in ``metadata.evals_run``, from 1), ``eval_name``
+the case id, and each (case, run) lists ``with_skill`` before ``without_skill``. Several models
+are never mixed under one configuration: ``benchmark.json`` holds the run's first model
+(``metadata.executor_model``), and each other model has its own file
+(:func:`benchmark_files`, listed in ``metadata.benchmark_files``); ``models`` holds every
+model's ``run_summary``.
 """
 
 from __future__ import annotations
 
 import json
+import re
 import statistics
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
@@ -37,9 +50,12 @@ from upskill_hub.evaluation.types import Sample
 
 __all__ = [
     "BENCHMARK_FILE",
+    "NOTES",
     "benchmark",
     "benchmark_chunks",
+    "benchmark_files",
     "benchmark_head",
+    "eval_ids",
     "run_entry",
     "run_result",
     "sample_checks",
@@ -49,6 +65,53 @@ __all__ = [
 BENCHMARK_FILE = "benchmark.json"
 _GUIDE_ARM = {"with_skill": "with_skill", "baseline": "without_skill"}
 _METRICS = ("pass_rate", "time_seconds", "tokens")
+_ARM_RANK = {"with_skill": 0, "baseline": 1}  # with_skill first, as the viewer expects
+_NUMBERED = re.compile(r"(?:eval-)?([0-9]{1,9})")
+
+#: What the file's figures are, in the file itself (``notes``: the guide's list of free-form
+#: observations, which the viewer shows), since they differ from summary.json's.
+NOTES = [
+    "pass_rate is per run: the share of its assertions that passed (skipped ones left out); "
+    "summary.json's pass_rate is the share of samples that passed every assertion.",
+    "delta is the with_skill mean minus the without_skill mean of the per-run figures: "
+    "delta.pass_rate is per assertion, while summary.json's lift is the mean over cases of "
+    "each case's difference in sample pass rates (its interval and verdict are there).",
+    "Runs that errored (errors: 1; errors after retries and prompt rejections) and runs on "
+    "which no check ran (graded: false) are left out of the means, as summary.json leaves "
+    "them out of its pass rates.",
+    "eval_id is a number (the evals.json id, else the position in evals_run); eval_name is "
+    "the case id. One file per model: metadata.benchmark_files.",
+]
+
+
+def eval_ids(case_ids: Sequence[str]) -> dict[str, int]:
+    """A numeric ``eval_id`` per case: the evals.json id of ``eval-<id>`` (or an all-digit id)
+    when every case has a distinct one, else the position from 1."""
+    numbers = [_NUMBERED.fullmatch(c) for c in case_ids]
+    if all(numbers):
+        ids = [int(m.group(1)) for m in numbers if m]
+        if len(set(ids)) == len(ids):
+            return dict(zip(case_ids, ids, strict=True))
+    return {c: i for i, c in enumerate(case_ids, 1)}
+
+
+def benchmark_files(models: Sequence[str]) -> dict[str, str]:
+    """The file of each model: ``benchmark.json`` for the first, ``benchmark-<model>.json``
+    (the model string made a file name) for each other."""
+    files: dict[str, str] = {}
+    used = {BENCHMARK_FILE}
+    for i, model in enumerate(models):
+        if i == 0:
+            files[model] = BENCHMARK_FILE
+            continue
+        slug = re.sub(r"[^A-Za-z0-9._-]+", "-", model).strip("-.") or "model"
+        name, n = f"benchmark-{slug}.json", 1
+        while name in used:
+            n += 1
+            name = f"benchmark-{slug}-{n}.json"
+        used.add(name)
+        files[model] = name
+    return files
 
 
 def sample_checks(sample: Sample) -> tuple[int, int]:
@@ -60,7 +123,7 @@ def sample_checks(sample: Sample) -> tuple[int, int]:
 def run_result(
     passed: int, total: int, latency_s: float, tokens: int, tool_calls: int, errored: bool
 ) -> dict[str, Any]:
-    """A run's ``result`` from the figures of its sample."""
+    """A run's ``result`` from the figures of its sample (``graded``: a check ran on it)."""
     return {
         "pass_rate": round(passed / total, 6) if total and not errored else 0.0,
         "passed": passed,
@@ -70,7 +133,13 @@ def run_result(
         "tokens": tokens,
         "tool_calls": tool_calls,
         "errors": 1 if errored else 0,
+        "graded": bool(total) and not errored,
     }
+
+
+def in_means(result: Mapping[str, Any]) -> bool:
+    """Whether a run's figures enter the means: it has an answer on which a check ran."""
+    return bool(result["graded"])
 
 
 def _run_result(sample: Sample) -> dict[str, Any]:
@@ -119,11 +188,11 @@ def _summary(values: Mapping[str, Mapping[str, Sequence[float]]]) -> dict[str, A
 
 
 def run_entry(
-    case_id: str, model: str, arm: str, run: int, result: dict[str, Any]
+    case_id: str, model: str, arm: str, run: int, result: dict[str, Any], eval_id: int
 ) -> dict[str, Any]:
-    """One entry of ``runs``."""
+    """One entry of ``runs`` (``eval_id`` from :func:`eval_ids`)."""
     return {
-        "eval_id": case_id,
+        "eval_id": eval_id,
         "eval_name": case_id,
         "model": model,
         "configuration": _GUIDE_ARM.get(arm, arm),
@@ -132,8 +201,27 @@ def run_entry(
     }
 
 
-def _run(s: Sample) -> dict[str, Any]:
-    return run_entry(s.case_id, s.model, s.arm, s.run, _run_result(s))
+def _case_ids(info: RunInfo, samples: Iterable[Sample]) -> list[str]:
+    """run.json's cases, then any other case of the samples in order of first sample."""
+    cases = list(dict.fromkeys(info.case_ids))
+    seen = set(cases)
+    for s in samples:
+        if s.case_id not in seen:
+            seen.add(s.case_id)
+            cases.append(s.case_id)
+    return cases
+
+
+def _runs(info: RunInfo, samples: Sequence[Sample], model: str) -> Iterator[dict[str, Any]]:
+    """One model's runs: by case (run.json's order), run, then with_skill before baseline."""
+    cases = _case_ids(info, samples)
+    ids, position = eval_ids(cases), {c: i for i, c in enumerate(cases)}
+    mine = sorted(
+        (s for s in samples if s.model == model),
+        key=lambda s: (position[s.case_id], s.run, _ARM_RANK.get(s.arm, 2)),
+    )
+    for s in mine:
+        yield run_entry(s.case_id, s.model, s.arm, s.run, _run_result(s), ids[s.case_id])
 
 
 def _models(info: RunInfo, samples: Sequence[Sample]) -> list[str]:
@@ -154,6 +242,8 @@ def _values(samples: Iterable[Sample], model: str) -> dict[str, dict[str, list[f
         if s.model != model or s.outcome == "error":
             continue
         result = _run_result(s)
+        if not in_means(result):
+            continue
         arm = values.setdefault(_GUIDE_ARM.get(s.arm, s.arm), {})
         for metric in _METRICS:
             arm.setdefault(metric, []).append(float(result[metric]))
@@ -164,16 +254,19 @@ def benchmark_head(
     info: RunInfo,
     models: list[str],
     values: Callable[[str], Mapping[str, Mapping[str, Sequence[float]]]],
+    model: str | None = None,
 ) -> dict[str, Any]:
-    """benchmark.json without its runs (``"runs": []``); ``values(model)`` gives that model's
-    figures (one model's at a time, never the runs themselves)."""
+    """One model's benchmark file without its runs (``"runs": []``; ``model`` None: the first
+    model's, benchmark.json); ``values(model)`` gives a model's figures (one model's at a time,
+    never the runs themselves)."""
     summaries = {m: _summary(values(m)) for m in models}
-    first = models[0] if models else None
+    first = model if model is not None else (models[0] if models else None)
     return {
         "metadata": {
             "skill_name": info.skill.name or None,
             "skill_path": info.skill.ref,
             "executor_model": first,
+            "benchmark_files": benchmark_files(models),
             "mode": info.mode or "inline",
             "timestamp": utc_now(),
             "evals_run": list(info.case_ids),
@@ -184,19 +277,17 @@ def benchmark_head(
         "runs": [],
         "run_summary": summaries.get(first, _summary({})) if first else _summary({}),
         "models": summaries,
+        "notes": list(NOTES),
     }
 
 
-def _head(info: RunInfo, samples: Sequence[Sample]) -> tuple[dict[str, Any], list[str]]:
-    """benchmark.json without its runs (``"runs": []``), and the models in the runs' order."""
+def benchmark(info: RunInfo, samples: Sequence[Sample], model: str | None = None) -> dict[str, Any]:
+    """The content of one model's benchmark file for a run (``info`` is run.json; ``model``
+    None: the first model's, benchmark.json)."""
     models = _models(info, samples)
-    return benchmark_head(info, models, lambda m: _values(samples, m)), models
-
-
-def benchmark(info: RunInfo, samples: Sequence[Sample]) -> dict[str, Any]:
-    """The content of benchmark.json for a run (``info`` is run.json)."""
-    head, models = _head(info, samples)
-    head["runs"] = [_run(s) for m in models for s in samples if s.model == m]
+    head = benchmark_head(info, models, lambda m: _values(samples, m), model)
+    chosen = head["metadata"]["executor_model"]
+    head["runs"] = list(_runs(info, samples, chosen)) if chosen is not None else []
     return head
 
 
@@ -220,10 +311,15 @@ def benchmark_chunks(head: dict[str, Any], runs: Iterable[dict[str, Any]]) -> It
 
 
 def write_benchmark(run_dir: Path, info: RunInfo, samples: Sequence[Sample]) -> Path:
-    """Write ``benchmark.json`` into ``run_dir`` atomically, streamed run by run (a large run
-    never holds its runs' JSON in memory); returns its path."""
-    head, models = _head(info, samples)
-    runs = (_run(s) for m in models for s in samples if s.model == m)
-    path = Path(run_dir) / BENCHMARK_FILE
-    atomic_write_chunks(path, benchmark_chunks(head, runs))
-    return path
+    """Write each model's benchmark file into ``run_dir`` atomically, streamed run by run (a
+    large run never holds its runs' JSON in memory); returns benchmark.json's path."""
+    models = _models(info, samples)
+    files = benchmark_files(models)
+    chosen_models: list[str | None] = list(models) or [None]  # no sample: an empty file
+    for model in chosen_models:
+        head = benchmark_head(info, models, lambda m: _values(samples, m), model)
+        chosen = head["metadata"]["executor_model"]
+        runs = _runs(info, samples, chosen) if chosen is not None else iter(())
+        name = files.get(chosen, BENCHMARK_FILE) if chosen is not None else BENCHMARK_FILE
+        atomic_write_chunks(Path(run_dir) / name, benchmark_chunks(head, runs))
+    return Path(run_dir) / BENCHMARK_FILE

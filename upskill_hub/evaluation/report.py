@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from upskill_hub.formatting import NONE, interval, percent, points
+from upskill_hub.formatting import NONE, interval, percent, points, verdict_interval
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -29,7 +29,7 @@ def _arm_cells(arm: dict[str, Any]) -> list[str]:
         percent(arm.get("pass_rate")),
         interval(arm.get("ci95")),
         str(arm.get("total", 0)),
-        str(arm.get("errors", 0)),
+        str(int(arm.get("errors") or 0) + int(arm.get("rejected") or 0)),
         f"{_num(tokens.get('input'))}/{_num(tokens.get('output'))}",
         NONE if latency is None else f"{latency:.2f}s",
     ]
@@ -39,10 +39,13 @@ def build_tables(models: Sequence[dict[str, Any]], *, title: str | None = None) 
     """Two tables that fit 80 columns: pass rates per model and arm, then lift per model.
 
     Rates in percent with their 95% interval (clustered by case); ``n`` graded samples, ``err``
-    samples that failed after retries (excluded from the rates); tokens are means per graded
+    samples without an answer (errors after retries and prompt rejections: missing, excluded
+    from the rates); tokens are means per graded
     sample (input/output), latency the median. Lift is in percentage points with its 95%
-    interval by test case; ``cases×runs`` is the n behind it (cases graded in both arms);
-    ``tok in/out ×`` the with-skill arm's mean input and output tokens over the baseline's.
+    interval by test case (marked ``H`` when Holm-adjusted over several models: the interval at
+    the adjusted level, see the notes); ``cases×runs`` is the n behind it (cases graded in both
+    arms); ``tok in/out ×`` the with-skill arm's mean input and output
+    tokens over the baseline's.
     """
     from rich.table import Table
 
@@ -68,7 +71,7 @@ def build_tables(models: Sequence[dict[str, Any]], *, title: str | None = None) 
         lift.add_row(
             stats["model"],
             points(value),
-            interval(stats.get("lift_ci95"), signed=True),
+            lift_interval_cell(stats),
             lift_n(stats),
             token_ratios(base, stats["with_skill"]),
             f"[{VERDICT_STYLES.get(verdict, 'yellow')}]{verdict}[/]",
@@ -91,6 +94,13 @@ def token_ratios(base: dict[str, Any] | None, skill: dict[str, Any]) -> str:
     return f"{ratio('input')}/{ratio('output')}"
 
 
+def lift_interval_cell(stats: dict[str, Any]) -> str:
+    """The lift's interval as printed: the Holm-adjusted one (marked ``H``) when there is one,
+    so that it always agrees with the verdict."""
+    marked = "H" if (stats.get("holm") or {}).get("ci") else ""
+    return interval(verdict_interval(stats), signed=True) + marked
+
+
 def lift_n(stats: dict[str, Any]) -> str:
     """``10×5``: the cases behind the lift (graded in both arms) and the runs per case."""
     if stats.get("lift") is None:
@@ -106,15 +116,43 @@ def model_notes(stats: dict[str, Any]) -> list[str]:
     lines = []
     if stats.get("excluded_reason"):
         lines.append(f"{model}: {stats['excluded_reason']} (not in the lift).")
+    arms = (("baseline", "baseline"), ("with skill", "with_skill"))
     rejected = [
         f"{arm} {stats[key]['rejected']}"
-        for arm, key in (("baseline", "baseline"), ("with skill", "with_skill"))
+        for arm, key in arms
         if stats.get(key) and stats[key].get("rejected")
     ]
-    if rejected:
+    if rejected and "missing" not in stats:  # a stats_version 2 summary: graded as fails
         lines.append(
             f"{model}: requests refused for their prompt (context length, content filter), "
             f"counted as fails: {', '.join(rejected)}."
+        )
+    elif rejected:
+        lines.append(
+            f"{model}: requests refused for their prompt (context length, content filter, "
+            f"refusal): {', '.join(rejected)}; missing like errors: not in the rates, in the "
+            "bounds."
+        )
+    ungraded = [
+        f"{arm} {stats[key]['ungraded']}"
+        for arm, key in arms
+        if stats.get(key) and stats[key].get("ungraded")
+    ]
+    if ungraded:
+        lines.append(
+            f"{model}: answers on which no check ran (every assertion skipped), not graded: "
+            f"{', '.join(ungraded)}."
+        )
+    missing = stats.get("missing") or {}
+    bounds = stats.get("lift_bounds")
+    if bounds and (missing.get("baseline") or missing.get("with_skill")):
+        n = int(missing.get("baseline", 0)) + int(missing.get("with_skill", 0))
+        ci = interval(stats.get("lift_bounds_ci95"), signed=True)
+        lines.append(
+            f"{model}: lift with the {n} missing sample(s) (baseline "
+            f"{missing.get('baseline', 0)}, with skill {missing.get('with_skill', 0)}) counted "
+            f"against / for the skill: {points(bounds[0])} / {points(bounds[1])}"
+            + (f" (interval ends {ci})." if ci else ".")
         )
     mde = stats.get("mde80")
     if mde is not None and str(stats.get("verdict", "")).startswith("no measurable"):
@@ -123,7 +161,16 @@ def model_notes(stats: dict[str, Any]) -> list[str]:
             f"±{mde * 100:.0f} pts (80% power)."
         )
     holm = stats.get("holm") or {}
-    if holm.get("changed_verdict"):
+    if holm.get("ci"):
+        level = holm.get("level")
+        at = f" ({level * 100:.1f}% level)" if level is not None else ""
+        what = "verdict adjusted" if holm.get("changed_verdict") else "verdict unchanged"
+        lines.append(
+            f"{model}: H = interval Holm-adjusted over the models{at}, p = "
+            f"{holm['p_adjusted']:.3f}: {what}; unadjusted 95% interval "
+            f"{interval(stats.get('lift_ci95'), signed=True)}."
+        )
+    elif holm.get("changed_verdict"):  # a stats_version 2 summary: no adjusted interval
         lines.append(
             f"{model}: the interval excludes zero, but not after Holm adjustment over the "
             f"models (p = {holm['p_adjusted']:.3f}): verdict adjusted."
@@ -148,10 +195,21 @@ def notes(summary: dict[str, Any]) -> list[str]:
         )
     errors = int(summary.get("errors", 0))
     if errors:
-        lines.append(
-            f"{errors} sample(s) failed after retries (outcome error): excluded from pass rates; "
-            "--resume the run folder to retry them."
-        )
+        rejected = int(summary.get("rejected") or 0)
+        refused = f", {rejected} of them refused for their prompt" if rejected else ""
+        if summary.get("stats_version", 0) >= 3:
+            lines.append(
+                f"{errors} sample(s) without an answer (outcome error{refused}): missing, not "
+                "in the pass rates, and counted in the verdict's worst-case bounds; --resume "
+                "the run folder to retry them."
+            )
+        else:  # stats_version 2: refusals were graded as fails, other errors left out
+            other = errors - rejected
+            counted = f"; {rejected} refused for their prompt counted as fails" if rejected else ""
+            lines.append(
+                f"{other} sample(s) failed after retries (outcome error): excluded from pass "
+                f"rates{counted}; --resume the run folder to retry them."
+            )
     skipped = int(summary.get("skipped_assertions", 0))
     if skipped:
         lines.append(

@@ -166,7 +166,9 @@ def build_summary(
     done = counts.samples - counts.errors
     return RunSummary(
         format=FORMAT_VERSION,
-        # 2: lift and its interval by test case (paired t); absent (1): Newcombe over samples
+        # 3: missing samples (errors, rejections) in worst-case bounds, ungraded samples left
+        # out; 2: lift and its interval by test case (paired t); absent (1): Newcombe
+        # over samples
         stats_version=STATS_VERSION,
         lift_method=LIFT_METHOD,
         run_id=info.run_id,
@@ -179,7 +181,8 @@ def build_summary(
         samples=counts.samples,
         expected_samples=expected,
         errors=counts.errors,
-        # errors refused for their prompt (context length, content filter): graded as fails
+        # errors refused for their prompt (context length, content filter), from the API's
+        # structured signal: among the errors, missing like them (stats_version 2: fails)
         rejected=counts.rejected,
         skipped_assertions=counts.skipped,
         generated_at=utc_now(),

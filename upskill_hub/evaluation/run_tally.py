@@ -23,7 +23,10 @@ from upskill_hub.evaluation.agent.usage import AgentTally
 from upskill_hub.evaluation.benchmark import (
     BENCHMARK_FILE,
     benchmark_chunks,
+    benchmark_files,
     benchmark_head,
+    eval_ids,
+    in_means,
     run_entry,
     run_result,
     sample_checks,
@@ -131,8 +134,10 @@ class RunTally:
         for index in self._indices(model):
             if self.outcome[index] == error:
                 continue
-            arm = values.setdefault(_GUIDE_ARM[ARMS[index % len(ARMS)]], {})
             result = self._result(index)
+            if not in_means(result):
+                continue
+            arm = values.setdefault(_GUIDE_ARM[ARMS[index % len(ARMS)]], {})
             for metric in ("pass_rate", "time_seconds", "tokens"):
                 arm.setdefault(metric, array("d")).append(float(result[metric]))
         return values
@@ -148,26 +153,42 @@ class RunTally:
         )
 
     def write_benchmark(self, run_dir: Path, info: RunInfo) -> Path:
-        """benchmark.json, as :func:`~upskill_hub.evaluation.benchmark.write_benchmark` writes
-        it from the samples in key order, streamed run by run."""
+        """Each model's benchmark file (benchmark.json for the first), as
+        :func:`~upskill_hub.evaluation.benchmark.write_benchmark` writes them from the samples
+        in key order, streamed run by run; returns benchmark.json's path."""
         from upskill_hub.atomic_io import atomic_write_chunks
 
         present = [m for m in self.model_ids if m in self.models]
         models = list(info.models or present)
         models += [m for m in present if m not in models]
-        head = benchmark_head(info, models, self._values)
+        files = benchmark_files(models)
+        cases = list(dict.fromkeys(info.case_ids))
+        cases += [c for c in self.case_ids if c not in cases]
+        ids = eval_ids(cases)
+        arms = len(ARMS)
+        with_first = sorted(range(arms), key=lambda a: ARMS[a] != "with_skill")
 
-        def runs() -> Iterator[dict[str, Any]]:
-            for model in models:
-                if model not in self._model:
-                    continue
-                for index in self._indices(model):
+        def runs(model: str) -> Iterator[dict[str, Any]]:
+            # key order (case, run, arm), each (case, run) with_skill first
+            if model not in self._model:
+                return
+            m = self._model[model]
+            block = len(self.case_ids) * self.runs * arms
+            for pair in range(m * block, (m + 1) * block, arms):
+                for a in with_first:
+                    index = pair + a
+                    if self.outcome[index] < 0:
+                        continue
                     _, case, run, arm = self.key(index)
-                    yield run_entry(case, model, arm, run, self._result(index))
+                    yield run_entry(case, model, arm, run, self._result(index), ids[case])
 
-        path = Path(run_dir) / BENCHMARK_FILE
-        atomic_write_chunks(path, benchmark_chunks(head, runs()))
-        return path
+        chosen: list[str | None] = list(models) or [None]  # no sample: an empty file
+        for model in chosen:
+            head = benchmark_head(info, models, self._values, model)
+            name = files.get(model, BENCHMARK_FILE) if model is not None else BENCHMARK_FILE
+            chunks = benchmark_chunks(head, runs(model) if model is not None else iter(()))
+            atomic_write_chunks(Path(run_dir) / name, chunks)
+        return Path(run_dir) / BENCHMARK_FILE
 
 
 class RunRecords:

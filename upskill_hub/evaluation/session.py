@@ -320,6 +320,7 @@ class Session:
                 error=self._clean(failed.error),
                 attempts=failed.attempts,
                 finished_at=utc_now(),
+                rejected=getattr(failed.error, "rejection", None),
             )
         ctx = CheckContext(
             case=case,

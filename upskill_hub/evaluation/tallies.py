@@ -15,35 +15,37 @@ from dataclasses import dataclass
 
 from upskill_hub.evaluation.types import Sample
 
-__all__ = ["ArmTally", "ModelTally", "SampleCounts", "graded_outcome", "prompt_rejected"]
-
-# Final request errors caused by the prompt itself (what the skill adds), not by the service.
-_PROMPT_REJECTIONS = (
-    "context_length_exceeded",
-    "maximum context length",
-    "context length",
-    "context window",
-    "prompt is too long",
-    "too many tokens",
-    "content_filter",
-    "content filter",
-    "content management policy",
-)
+__all__ = [
+    "ArmTally",
+    "ModelTally",
+    "SampleCounts",
+    "checked",
+    "graded_outcome",
+    "prompt_rejected",
+]
 
 
 def prompt_rejected(sample: Sample) -> bool:
-    """Whether an errored sample was refused for its prompt (context length, content filter)."""
-    if sample.outcome != "error" or not sample.error:
-        return False
-    text = sample.error.lower()
-    return any(marker in text for marker in _PROMPT_REJECTIONS)
+    """Whether an errored sample was refused for its prompt: only from the structured
+    ``rejected`` field the provider set (HTTP 400/413 with a context-length or content-filter
+    code, ``finish_reason: content_filter``, ``stop_reason: refusal``), never from the error's
+    text. A rejection is a missing sample, like any other error: it is not graded, and the
+    verdict's worst-case bounds count it against the claim."""
+    return sample.outcome == "error" and sample.rejected is not None
+
+
+def checked(sample: Sample) -> bool:
+    """Whether a check ran on a non-error sample: some assertion passed, failed or errored.
+    A sample whose every assertion was skipped (no judge model, no nvcc...) is not graded."""
+    return any(a.status != "skipped" for a in sample.assertions)
 
 
 def graded_outcome(sample: Sample) -> str:
-    """``pass`` / ``fail`` / ``error``: a request refused for its prompt is a ``fail``."""
-    if sample.outcome == "error" and prompt_rejected(sample):
-        return "fail"
-    return sample.outcome
+    """``pass`` / ``fail`` / ``error`` (errors and prompt rejections: missing) / ``ungraded``
+    (an answer on which no check ran)."""
+    if sample.outcome == "error":
+        return "error"
+    return sample.outcome if checked(sample) else "ungraded"
 
 
 def skipped_assertions(sample: Sample) -> int:
@@ -52,31 +54,38 @@ def skipped_assertions(sample: Sample) -> int:
 
 class ArmTally:
     """One model's samples in one arm: counts, token sums and latencies of answered samples,
-    and ``case_id -> [passed, graded]`` (cases with graded samples only)."""
+    ``case_id -> [passed, graded]`` (cases with graded samples only) and ``case_id -> missing``
+    (errors and prompt rejections per case)."""
 
     __slots__ = (
         "cases",
         "graded",
         "input_tokens",
+        "judge_skipped",
         "latencies",
+        "missing",
         "output_tokens",
         "passed",
         "rejected",
         "samples",
         "seen",
         "skipped",
+        "ungraded",
     )
 
     def __init__(self) -> None:
         self.samples = 0  # every sample, errors included
-        self.graded = 0  # prompt rejections included (as fails)
+        self.graded = 0  # answers on which a check ran
         self.passed = 0
-        self.rejected = 0
+        self.rejected = 0  # errors refused for their prompt (missing, like other errors)
+        self.ungraded = 0  # answers whose every check was skipped
+        self.judge_skipped = 0  # of those, answers with a skipped judge check
         self.skipped = 0  # skipped assertions of graded samples
         self.input_tokens = 0  # sums over answered samples
         self.output_tokens = 0
         self.latencies = array("d")  # one per answered sample
         self.cases: dict[str, list[int]] = {}
+        self.missing: dict[str, int] = {}  # errors and rejections per case
         self.seen: set[str] = set()  # cases with any sample
 
     def add(self, sample: Sample) -> None:
@@ -84,6 +93,15 @@ class ArmTally:
         self.seen.add(sample.case_id)
         graded = graded_outcome(sample)
         if graded == "error":
+            self.rejected += prompt_rejected(sample)
+            self.missing[sample.case_id] = self.missing.get(sample.case_id, 0) + 1
+            return
+        self.input_tokens += sample.input_tokens
+        self.output_tokens += sample.output_tokens
+        self.latencies.append(sample.latency_s)
+        if graded == "ungraded":
+            self.ungraded += 1
+            self.judge_skipped += any(a.type == "judge" for a in sample.assertions)
             return
         self.graded += 1
         row = self.cases.get(sample.case_id)
@@ -91,18 +109,18 @@ class ArmTally:
             row = self.cases[sample.case_id] = [0, 0]
         row[0] += graded == "pass"
         row[1] += 1
-        self.passed += sample.outcome == "pass"
+        self.passed += graded == "pass"
         self.skipped += skipped_assertions(sample)
-        if sample.outcome == "error":  # refused for its prompt: no tokens, no latency
-            self.rejected += 1
-            return
-        self.input_tokens += sample.input_tokens
-        self.output_tokens += sample.output_tokens
-        self.latencies.append(sample.latency_s)
 
     @property
     def answered(self) -> int:
+        """Samples with an answer (graded or not)."""
         return len(self.latencies)
+
+    @property
+    def errors(self) -> int:
+        """Errored samples other than prompt rejections."""
+        return self.samples - self.answered - self.rejected
 
     def tally(self) -> dict[str, tuple[int, int]]:
         return {case: (p, g) for case, (p, g) in self.cases.items()}
@@ -152,14 +170,16 @@ class SampleCounts:
 
     samples: int = 0
     errors: int = 0
-    rejected: int = 0  # errors refused for their prompt: graded as fails
+    rejected: int = 0  # errors refused for their prompt (among ``errors``): missing, not graded
     skipped: int = 0  # skipped assertions
+    ungraded: int = 0  # answers on which no check ran (every assertion skipped)
 
     def add(self, sample: Sample) -> None:
         self.samples += 1
         self.errors += sample.outcome == "error"
         self.rejected += prompt_rejected(sample)
         self.skipped += skipped_assertions(sample)
+        self.ungraded += graded_outcome(sample) == "ungraded"
 
     @classmethod
     def of(cls, samples: Iterable[Sample]) -> SampleCounts:

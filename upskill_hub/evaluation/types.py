@@ -158,6 +158,10 @@ class Sample:
     tool_calls: list[ToolUse] = field(default_factory=list)
     turns: int | None = None
     stopped: str | None = None
+    #: An ``error`` sample the API refused for its prompt, from a structured signal
+    #: (:attr:`upskill_hub.errors.ProviderError.rejection`: ``context_length``,
+    #: ``content_filter``, ``refusal``); None otherwise, and then left out of ``to_dict``.
+    rejected: str | None = None
 
     @property
     def key(self) -> tuple[str, str, int, str]:
@@ -171,6 +175,8 @@ class Sample:
                 del data[name]
         else:
             data["tool_calls"] = [t.to_dict() for t in self.tool_calls]
+        if self.rejected is None:
+            del data["rejected"]
         return data
 
     @classmethod
@@ -193,4 +199,5 @@ class Sample:
             tool_calls=[ToolUse.from_dict(t) for t in data.get("tool_calls") or []],
             turns=None if data.get("turns") is None else int(data["turns"]),
             stopped=data.get("stopped"),
+            rejected=None if data.get("rejected") is None else str(data["rejected"]),
         )

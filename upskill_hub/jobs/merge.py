@@ -83,6 +83,7 @@ class _Lightener:
             output_tokens=int(data.get("output_tokens", 0)),
             latency_s=float(data.get("latency_s", 0.0)),
             attempts=int(data.get("attempts", 1)),
+            rejected=None if data.get("rejected") is None else str(data["rejected"]),
         )
 
 

@@ -178,11 +178,27 @@ METHOD_V2 = (
     "*hurts* only when the lift interval excludes zero (Holm-adjusted over models); a request "
     "refused for its prompt (context length) counts as a fail."
 )
+METHOD_V3 = (
+    "- 95% intervals by test case (runs of one case are not independent): lift is the mean "
+    "over cases of (pass rate with the skill - without), with a paired t interval over cases; "
+    "pass rates use a Wilson interval on the clustered effective n. Missing samples (errors, "
+    "requests refused for their prompt, samples never run) are left out of the lift and counted "
+    "in worst-case bounds: the verdict is *helps* / *hurts* only when the lift interval excludes "
+    "zero (Holm-adjusted over models) and still does with every missing sample counted against "
+    "it; otherwise *not comparable*."
+)
 METHOD_V1 = (
     "- 95% intervals: Wilson score for pass rates, Newcombe's hybrid score for lift, counting "
     "every run as independent (stats_version 1: too narrow with several runs per case); the "
     "verdict is *helps* / *hurts* only when the lift interval excludes zero."
 )
+
+
+def _method(stats_version: int | None) -> str:
+    """The method line of a run by its summary.json's ``stats_version`` (None: version 1)."""
+    if not stats_version:
+        return METHOD_V1
+    return METHOD_V3 if stats_version >= 3 else METHOD_V2
 
 
 def run_section(
@@ -234,7 +250,7 @@ def run_section(
         f"- {info.runs} run(s) per case; temperature {params.temperature}"
         f", max tokens {params.max_tokens}, "
         + (f"seed {seed}." if seed is not None else "no seed."),
-        METHOD_V2 if record.summary and record.summary.stats_version else METHOD_V1,
+        _method(record.summary.stats_version if record.summary else None),
         "",
     ]
     lines += reproduce_lines(info, repo_id=repo_id, split=split)

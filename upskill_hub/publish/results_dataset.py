@@ -22,6 +22,7 @@ from upskill_hub.datasets_quiet import quiet_datasets
 from upskill_hub.errors import HubError, Param, UsageError
 from upskill_hub.evaluation.records import RunSummary
 from upskill_hub.evaluation.run_dir import SAMPLES_FILE, RunRecord, load_run
+from upskill_hub.formatting import verdict_interval
 from upskill_hub.secrets import Redactor
 from upskill_hub.skill.schemas import load_schema, schema_errors
 
@@ -177,7 +178,9 @@ def summary_rows(record: RunRecord, redactor: Redactor | None = None) -> list[di
     base = {"run_id": run_id_of(record), **_skill_fields(record)}
     rows = []
     for model in summary.models:
-        lift_ci = model.get("lift_ci95") or [None, None]
+        # the interval that goes with the verdict: Holm-adjusted when several models were
+        # measured (summary.json keeps the unadjusted 95% one in lift_ci95)
+        lift_ci = verdict_interval(model) or [None, None]
         shared = {
             "lift": model.get("lift"),
             "lift_ci_low": lift_ci[0],

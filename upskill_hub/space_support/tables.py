@@ -13,7 +13,7 @@ from typing import Any
 from upskill_hub.evaluation.results import Progress
 from upskill_hub.evaluation.statistics import HELPS, HURTS, UNCLEAR, summarize
 from upskill_hub.evaluation.types import Sample
-from upskill_hub.formatting import NONE, lift, rate
+from upskill_hub.formatting import NONE, lift, rate, verdict_interval
 from upskill_hub.publish.summary_text import cases_runs
 from upskill_hub.skill.testcases import TestCase
 
@@ -63,7 +63,7 @@ def summary_rows(models: Sequence[dict[str, Any]]) -> list[list[str]]:
     rows: list[list[str]] = []
     for m in models:
         base, skill = m.get("baseline"), m.get("with_skill")
-        lift_text = lift(m.get("lift"), m.get("lift_ci95"))
+        lift_text = lift(m.get("lift"), verdict_interval(m))  # Holm-adjusted when several
         if m.get("lift_ci95") and m.get("lift") is not None:
             lift_text += f" ({cases_runs(m.get('lift_cases', m.get('cases')), m.get('runs'))})"
         errors = sum(int((a or {}).get("errors", 0)) for a in (base, skill))

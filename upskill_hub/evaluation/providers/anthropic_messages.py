@@ -96,6 +96,11 @@ class AnthropicProvider(SdkProvider):
         content = getattr(response, "content", None)
         if not isinstance(content, list):
             raise http_errors.malformed_error(self.model_id, "no content")
+        withheld = http_errors.reply_rejection(
+            self.model_id, getattr(response, "stop_reason", None)
+        )
+        if withheld is not None:  # stop_reason refusal: the model declined for safety reasons
+            raise withheld
         return response, content, latency
 
     def _completion(

@@ -114,7 +114,8 @@ class EmbeddedProvider(Provider):
                 )
             except ValueError as exc:  # llama.cpp: prompt longer than the context window
                 raise ProviderError(
-                    f"local: {exc}; the embedded model reads at most {N_CTX} tokens"
+                    f"local: {exc}; the embedded model reads at most {N_CTX} tokens",
+                    rejection="context_length",
                 ) from None
             latency = time.perf_counter() - start
         choice = out["choices"][0]

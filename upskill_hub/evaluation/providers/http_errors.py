@@ -3,6 +3,13 @@
 Retryable: 408, 409, 429, 5xx, timeouts, dropped connections, malformed responses. Everything
 else (400, 401, 403, 404...) is final, with a one-line message naming the model and what to do;
 so is a redirect (3xx), which providers never follow.
+
+A **prompt rejection** (:attr:`ProviderError.rejection`) is decided only from structured fields,
+never from message text: a 400 or 413 whose error ``code`` or ``type`` is one of
+:data:`REJECTION_CODES` (OpenAI's ``context_length_exceeded``, Azure's ``content_filter``,
+Anthropic's ``request_too_large``), or a reply whose ``finish_reason`` is ``content_filter``
+(OpenAI) or whose ``stop_reason`` is ``refusal`` (Anthropic) (:func:`reply_rejection`). A 429 or
+5xx is never one, whatever it says ("Too many tokens, please wait" is throttling).
 Messages never carry an API key: :func:`redact` scrubs the key and anything shaped like one.
 """
 
@@ -19,6 +26,43 @@ from upskill_hub.errors import ProviderError
 
 RETRYABLE_STATUSES = frozenset({408, 409, 429})
 _DETAIL_MAX = 200
+
+#: Error ``code`` / ``type`` values of a 400 or 413 that mean "this prompt is refused", and the
+#: rejection each is recorded as.
+REJECTION_CODES = {
+    "context_length_exceeded": "context_length",
+    "request_too_large": "context_length",
+    "content_filter": "content_filter",
+}
+REJECTION_STATUSES = frozenset({400, 413})
+#: Reply ``finish_reason`` (OpenAI) / ``stop_reason`` (Anthropic) values that withhold the answer.
+REPLY_REJECTIONS = {"content_filter": "content_filter", "refusal": "refusal"}
+
+
+def status_rejection(status: int, body: Any) -> str | None:
+    """The prompt rejection an HTTP error means (``context_length``, ``content_filter``), from
+    its status and the ``code``/``type`` fields of its error body; None for anything else."""
+    if status not in REJECTION_STATUSES:
+        return None
+    found: list[Any] = []
+    for obj in (body, body.get("error") if isinstance(body, dict) else None):
+        if isinstance(obj, dict):
+            found += [obj.get("code"), obj.get("type")]
+    for value in found:
+        if isinstance(value, str) and value in REJECTION_CODES:
+            return REJECTION_CODES[value]
+    return None
+
+
+def reply_rejection(model_id: str, reason: str | None) -> ProviderError | None:
+    """The final error for a reply withheld by the API (``finish_reason: content_filter``,
+    ``stop_reason: refusal``), None for any other finish reason."""
+    rejection = REPLY_REJECTIONS.get(reason or "")
+    if rejection is None:
+        return None
+    return ProviderError(
+        f"{model_id}: the reply was withheld (finish reason {reason})", rejection=rejection
+    )
 
 
 def parse_retry_after(
@@ -91,8 +135,10 @@ def status_error(
     detail: str = "",
     key_hint: str = "check the API key",
     secret: str | None = None,
+    rejection: str | None = None,
 ) -> ProviderError:
-    """The :class:`ProviderError` for an HTTP error status from ``model_id``'s API."""
+    """The :class:`ProviderError` for an HTTP error status from ``model_id``'s API
+    (``rejection``: what :func:`status_rejection` found in its body, kept only when final)."""
     retry_after = parse_retry_after(headers)
     retryable = status in RETRYABLE_STATUSES or status >= 500
     if status == 401:
@@ -103,6 +149,8 @@ def status_error(
         what = "not found (404): check the model name and base URL"
     elif status == 400:
         what = "request rejected (400)"
+    elif status == 413:
+        what = "request too large (413)"
     elif status == 429:
         what = "rate limited (429)"
         if retry_after is not None:
@@ -115,7 +163,11 @@ def status_error(
     if detail:
         message += f" - {detail}"
     return ProviderError(
-        redact(message, secret), retryable=retryable, status=status, retry_after=retry_after
+        redact(message, secret),
+        retryable=retryable,
+        status=status,
+        retry_after=retry_after,
+        rejection=None if retryable else rejection,
     )
 
 
@@ -182,6 +234,7 @@ def from_sdk_error(
             detail=error_detail(exc.body, exc.message),
             key_hint=key_hint,
             secret=secret,
+            rejection=status_rejection(exc.status_code, exc.body),
         )
     if isinstance(exc, ValueError):  # a 200 whose body is not JSON
         return malformed_error(model_id, "invalid JSON")

@@ -79,6 +79,9 @@ class OpenAICompatProvider(SdkProvider):
         choices = getattr(response, "choices", None)
         if not choices or getattr(choices[0], "message", None) is None:
             raise http_errors.malformed_error(self.model_id, "no choices")
+        withheld = http_errors.reply_rejection(self.model_id, choices[0].finish_reason)
+        if withheld is not None:  # finish_reason content_filter: a refusal, not an answer
+            raise withheld
         return response, choices[0], latency
 
     def _completion(
