@@ -29,7 +29,9 @@ floor, bootstrap, Holm) is in :mod:`upskill_hub.evaluation.intervals`; this modu
 samples and tallies and re-exports its names.
 
 Verdicts: ``helps`` / ``hurts`` when the lift interval excludes zero, else ``no measurable
-effect at this n``; ``too few cases`` with one paired case; ``no baseline`` without a baseline
+effect at this n``; ``too few cases: ...`` with one paired case, or when the design cannot show
+any lift (3 or fewer cases, or a minimum detectable lift above 100 pts), with about how many
+cases a 20-pt lift needs; ``no baseline`` without a baseline
 arm; ``no data (every request failed)`` when an arm has no graded sample but has errors, ``no
 data`` when it has no sample at all (a run cancelled early); ``not comparable: ...`` when the
 arms' error counts differ materially.
@@ -45,6 +47,7 @@ from typing import Any
 
 from upskill_hub.evaluation.intervals import (
     PairedLift,
+    cases_needed,
     clustered_rate_interval,
     holm_adjust,
     newcombe_interval,
@@ -52,6 +55,7 @@ from upskill_hub.evaluation.intervals import (
     paired_lift,
     t_cdf,
     t_quantile,
+    twoway_clustered_se,
     wilson_interval,
 )
 from upskill_hub.evaluation.tallies import (
@@ -173,6 +177,9 @@ class ModelStats:
     mde80: float | None = None
     spread_floored: bool = False
     holm_changed: bool = False
+    sign_flip_p: float | None = None  # exact sign-flip test over the cases
+    floor_step: float | None = None  # 1 (a whole flip) or 1/runs (one run's flip)
+    lift_se_twoway: dict[str, Any] | None = None  # diagnostic, 3 or more runs
     case_counts: dict[str, int] = field(default_factory=dict)
     case_table: list[dict[str, Any]] = field(default_factory=list)
 
@@ -197,6 +204,9 @@ class ModelStats:
             "lift_p": _r(self.lift_p),
             "mde80": _r(self.mde80),
             "spread_floored": self.spread_floored,
+            "sign_flip_p": _r(self.sign_flip_p),
+            "floor_step": _r(self.floor_step),
+            "lift_se_twoway": self.lift_se_twoway,
             "holm": None
             if self.lift_p_holm is None
             else {"p_adjusted": _r(self.lift_p_holm), "changed_verdict": self.holm_changed},
@@ -357,7 +367,8 @@ def _model_stats(model: str, tally: ModelTally) -> ModelStats:
     no_data = _no_data(base_arm, with_arm)
     if no_data or not diffs:  # no result, not a null one
         return ModelStats(lift=None, lift_ci95=(-1.0, 1.0), verdict=no_data or NO_PAIRS, **common)
-    result = paired_lift(diffs)
+    runs_floor = min(min(base_tally[c][1], skill_tally[c][1]) for c in paired)
+    result = paired_lift(diffs, runs=runs_floor)
     if result.n < 2:
         verdict = TOO_FEW
     elif errors_differ(base_arm, with_arm):
@@ -367,6 +378,8 @@ def _model_stats(model: str, tally: ModelTally) -> ModelStats:
         )
     else:
         verdict = verdict_of(result.ci95)
+        if verdict == UNCLEAR and not result.detectable:
+            verdict = too_few_verdict(result)
     return ModelStats(
         lift=result.lift,
         lift_ci95=result.ci95,
@@ -383,8 +396,35 @@ def _model_stats(model: str, tally: ModelTally) -> ModelStats:
         lift_p=result.p_value,
         mde80=result.mde80,
         spread_floored=result.floored,
+        sign_flip_p=result.sign_flip_p,
+        floor_step=result.floor_step,
+        lift_se_twoway=_twoway(base, skill) if runs >= 3 else None,
         **common,
     )
+
+
+#: The lift the "too few cases" verdict says how many cases would need (20 points).
+PLAN_LIFT = 0.20
+
+
+def too_few_verdict(result: PairedLift, lift: float = PLAN_LIFT) -> str:
+    """``too few cases`` for a design that cannot show any lift (3 or fewer cases, or an MDE
+    above 100 pts), with about how many cases a ``lift`` would need at 80% power (the spread
+    seen here, :func:`~upskill_hub.evaluation.intervals.cases_needed`), never "no measurable
+    effect": that reads as "the skill does nothing"."""
+    need = cases_needed(lift, sd=result.sd or 0.0)
+    n = f"{result.n} case{'s' if result.n != 1 else ''}"
+    want = f"about {need} for a {lift * 100:.0f}-pt lift" if need else "many more"
+    return f"{TOO_FEW}: {n} cannot show any lift; {want} (80% power)"
+
+
+def _twoway(base: ArmTally, skill: ArmTally) -> dict[str, Any] | None:
+    """The two-way clustered standard error (case; run x arm) of the lift, as summary.json
+    stores it: a diagnostic of shocks shared by one run of one arm, not used in the verdict."""
+    rows = [(c, r, False, p) for c, r, p in base.run_outcomes()]
+    rows += [(c, r, True, p) for c, r, p in skill.run_outcomes()]
+    found = twoway_clustered_se(rows)
+    return None if found is None else found.to_dict()
 
 
 def _holm(models: list[ModelStats]) -> list[ModelStats]:

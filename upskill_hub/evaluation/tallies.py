@@ -10,7 +10,7 @@ both compute the same numbers by the same code. Each tally remembers the first p
 from __future__ import annotations
 
 from array import array
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
 from upskill_hub.evaluation.types import Sample
@@ -52,10 +52,12 @@ def skipped_assertions(sample: Sample) -> int:
 
 class ArmTally:
     """One model's samples in one arm: counts, token sums and latencies of answered samples,
-    and ``case_id -> [passed, graded]`` (cases with graded samples only)."""
+    ``case_id -> [passed, graded]`` (cases with graded samples only) and, for the two-way
+    clustered standard error, each graded sample's run and outcome (``2 * run + passed``)."""
 
     __slots__ = (
         "cases",
+        "outcomes",
         "graded",
         "input_tokens",
         "latencies",
@@ -77,6 +79,7 @@ class ArmTally:
         self.output_tokens = 0
         self.latencies = array("d")  # one per answered sample
         self.cases: dict[str, list[int]] = {}
+        self.outcomes: dict[str, array[int]] = {}  # case -> 2 * run + passed, per graded sample
         self.seen: set[str] = set()  # cases with any sample
 
     def add(self, sample: Sample) -> None:
@@ -91,6 +94,10 @@ class ArmTally:
             row = self.cases[sample.case_id] = [0, 0]
         row[0] += graded == "pass"
         row[1] += 1
+        runs = self.outcomes.get(sample.case_id)
+        if runs is None:
+            runs = self.outcomes[sample.case_id] = array("q")
+        runs.append(2 * sample.run + (graded == "pass"))
         self.passed += sample.outcome == "pass"
         self.skipped += skipped_assertions(sample)
         if sample.outcome == "error":  # refused for its prompt: no tokens, no latency
@@ -106,6 +113,12 @@ class ArmTally:
 
     def tally(self) -> dict[str, tuple[int, int]]:
         return {case: (p, g) for case, (p, g) in self.cases.items()}
+
+    def run_outcomes(self) -> Iterator[tuple[str, int, bool]]:
+        """``(case, run, passed)`` of each graded sample."""
+        for case, codes in self.outcomes.items():
+            for code in codes:
+                yield case, code >> 1, bool(code & 1)
 
 
 class ModelTally:
