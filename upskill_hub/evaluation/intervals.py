@@ -247,7 +247,9 @@ class PairedLift:
     detectable: bool = True
 
 
-def paired_lift(diffs: Sequence[float], *, level: float = 0.95, runs: int = 1) -> PairedLift:
+def paired_lift(
+    diffs: Sequence[float], *, level: float = 0.95, runs: int = 1, sign_flip: bool = True
+) -> PairedLift:
     """Paired t interval of ``mean(diffs)``, one difference per case (``d_i`` in [-1, 1]).
 
     ``SE = max(sd(d), floor) * sqrt(n / (n - 1)) / sqrt(n)``, critical value
@@ -278,6 +280,8 @@ def paired_lift(diffs: Sequence[float], *, level: float = 0.95, runs: int = 1) -
     The interval is clipped to [-1, 1]. With one case there is no interval: ``(-1, 1)``.
     ``mde80`` is ``(t(0.975) + t(0.80)) * SE``, capped at 1; ``detectable`` is False with 3 or
     fewer cases or when the uncapped MDE exceeds 1 (no lift can be shown at this n).
+    ``sign_flip=False`` (simulations) runs the exact test only where it can change the interval
+    (``runs > 1`` and a spread below the whole-flip floor); ``sign_flip_p`` is None otherwise.
     """
     n = len(diffs)
     if n == 0:
@@ -289,8 +293,9 @@ def paired_lift(diffs: Sequence[float], *, level: float = 0.95, runs: int = 1) -
         return PairedLift(1, lift, (-1.0, 1.0), None, None, None, None, detectable=False)
     sd = stats.stdev(diffs)
     alpha = 1 - level
-    flip_p = sign_flip_p(diffs)
-    step = 1.0 / runs if runs > 1 and flip_p < alpha else 1.0
+    matters = runs > 1 and sd < 1 / math.sqrt(n)
+    flip_p = sign_flip_p(diffs) if sign_flip or matters else None
+    step = 1.0 / runs if matters and flip_p is not None and flip_p < alpha else 1.0
     floor = step / math.sqrt(n)
     used = max(sd, floor)
     # few-cluster correction (CR1, as in clustered standard errors): sd * sqrt(n/(n-1))
