@@ -477,7 +477,7 @@ def power_command(
     if cases is None:
         raise UsageError("give --cases (or --pilot RUN_DIR)")
     found = planning.plan(
-        population, cases, runs or 1, target_power=power, sims=sims, seed=seed
+        population, cases, 1 if runs is None else runs, target_power=power, sims=sims, seed=seed
     )
     if output_format is OutputFormat.json:
         from upskill_hub.cli.output import print_json
