@@ -105,7 +105,12 @@ def _noisy(rng: np.random.Generator, evals: int, cases: int) -> tuple[np.ndarray
 
 # name -> (draw, shock: None / "arm" / "shared", true lift or None (computed), in the rule)
 POPULATIONS: dict[str, tuple[Draw, str | None, float | None, bool]] = {
-    "mixed": (_discrete([(0.4, 0, 1), (0.3, 1, 1), (0.2, 0, 0), (0.1, 0.3, 0.6)]), None, 0.43, True),
+    "mixed": (
+        _discrete([(0.4, 0, 1), (0.3, 1, 1), (0.2, 0, 0), (0.1, 0.3, 0.6)]),
+        None,
+        0.43,
+        True,
+    ),
     "null": (_discrete([(0.2, 0, 1), (0.2, 1, 0), (0.3, 1, 1), (0.3, 0, 0)]), None, 0.0, True),
     "noisy": (_noisy, None, 0.18, True),
     "allflip": (_discrete([(1.0, 0, 1)]), None, 1.0, True),

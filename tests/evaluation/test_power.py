@@ -72,8 +72,17 @@ def test_too_few_tests_note() -> None:
 
 def test_power_command_prints_the_plan_from_the_library(tmp_path: Path) -> None:
     done = run_cli(
-        "power", "--cases", "10", "--runs", "5", "--lift", "0.3", "--sims", "300",
-        "--format", "json",
+        "power",
+        "--cases",
+        "10",
+        "--runs",
+        "5",
+        "--lift",
+        "0.3",
+        "--sims",
+        "300",
+        "--format",
+        "json",
     )
     assert done.returncode == 0, done.stderr
     data = json.loads(done.stdout)

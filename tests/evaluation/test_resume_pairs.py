@@ -48,7 +48,13 @@ def test_resume_reruns_both_arms_when_one_is_missing(tmp_path: Path) -> None:
     with openai_server(RESPONDER) as srv:
         common = ("--model", "fake-model", "--base-url", srv.base_url, "--format", "json")
         first = run_cli(
-            "eval", str(skill), "--runs", "2", "--output", str(tmp_path / "o"), *common,
+            "eval",
+            str(skill),
+            "--runs",
+            "2",
+            "--output",
+            str(tmp_path / "o"),
+            *common,
             env=_env(),
         )
         assert first.returncode == 0, first.stderr

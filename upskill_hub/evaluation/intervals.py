@@ -272,10 +272,12 @@ def paired_lift(
       same level: the cases are then shown to have moved together, and what remains to model
       is one run flipping. 10 cases each up by 0.2 at 5 runs: ``p = 0.002``, floor
       ``0.2/sqrt(10)``, interval ``[0.15, 0.25]`` ("helps"), where the whole-flip floor gave
-      ``[-0.04, 0.44]`` (t ``p = 0.09``). Without that test's agreement a uniform-looking sample keeps the
-      whole-flip floor: dropping it unconditionally let rare flips hide (a population with
-      10% of cases flipping, 8 cases x 5 runs: coverage 57% instead of 100%,
-      ``benchmarks/lift_coverage.py``).
+      ``[-0.04, 0.44]`` (t ``p = 0.09``). Without that test's agreement a uniform-looking
+      sample keeps the whole-flip floor: dropping it unconditionally would let rare flips
+      hide (8 unchanged cases at 5 runs would get ``[-0.06, 0.06]`` instead of
+      ``[-0.32, 0.32]``, yet a skill that fixes 10% of cases leaves all 8 unchanged 43% of
+      the time). The false verdicts and coverage this gives are measured in
+      ``benchmarks/lift_coverage.py`` (README).
 
     The interval is clipped to [-1, 1]. With one case there is no interval: ``(-1, 1)``.
     ``mde80`` is ``(t(0.975) + t(0.80)) * SE``, capped at 1; ``detectable`` is False with 3 or

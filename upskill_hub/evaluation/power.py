@@ -254,9 +254,7 @@ def too_few_tests_note(cases: int, runs: int, *, lift: float = NOTE_LIFT) -> str
     found = plan(population_for_lift(lift), cases, runs, sims=300)
     if not found.too_few:
         return None
-    need = (
-        f"about {found.cases_needed}" if found.cases_needed else f"more than {MAX_CASES}"
-    )
+    need = f"about {found.cases_needed}" if found.cases_needed else f"more than {MAX_CASES}"
     return (
         f"{cases} tests x {runs} run(s) are too few to judge a {lift * 100:.0f}-pt lift: "
         f"'helps' in {found.p_helps * 100:.0f}% of simulated evals; {need} tests reach "

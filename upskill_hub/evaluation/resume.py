@@ -198,9 +198,7 @@ class _Without:
         return key in self.wanted and key not in self.dropped
 
 
-def resume_paired(
-    path: Path, wanted: Container[SampleKey], arms: Sequence[str]
-) -> ResumeScan:
+def resume_paired(path: Path, wanted: Container[SampleKey], arms: Sequence[str]) -> ResumeScan:
     """:func:`~upskill_hub.evaluation.sample_stream.resume_records`, keeping both arms of a
     (model, case, run) or neither: a sample whose other arm is missing or errored is dropped too,
     so the resume runs the two together again. A shock shared by every request of a minute (a

@@ -57,10 +57,10 @@ class ArmTally:
 
     __slots__ = (
         "cases",
-        "outcomes",
         "graded",
         "input_tokens",
         "latencies",
+        "outcomes",
         "output_tokens",
         "passed",
         "rejected",
