@@ -123,6 +123,15 @@ def test_uniform_gain_eval_says_helps_through_summarize() -> None:
     assert m.sign_flip_p == pytest.approx(2 / 1024) and m.floor_step == pytest.approx(0.2)
 
 
+def _per_case(
+    rows: list[tuple[str, int, bool, bool]],
+) -> dict[str, tuple[list[tuple[int, bool]], list[tuple[int, bool]]]]:
+    out: dict[str, tuple[list[tuple[int, bool]], list[tuple[int, bool]]]] = {}
+    for case, run, with_skill, passed in rows:
+        out.setdefault(case, ([], []))[1 if with_skill else 0].append((run, passed))
+    return out
+
+
 def test_twoway_standard_error() -> None:
     # balanced: no run effect -> the one-way (case) figure is sd(d)/sqrt(n)
     rng = random.Random(5)
@@ -132,7 +141,7 @@ def test_twoway_standard_error() -> None:
         for run in range(1, 6):
             rows.append((f"c{c}", run, False, rng.random() < p_a))
             rows.append((f"c{c}", run, True, rng.random() < p_b))
-    got = twoway_clustered_se(rows)
+    got = twoway_clustered_se(_per_case(rows))
     assert got is not None and got.cases == 12 and got.run_arm_clusters == 10
     rates: dict[tuple[str, bool], list[bool]] = {}
     for case, _run, arm, passed in rows:
@@ -144,9 +153,9 @@ def test_twoway_standard_error() -> None:
         (case, run, arm, True if (arm and run == 1) else False if (arm and run == 2) else p)
         for case, run, arm, p in rows
     ]
-    s = twoway_clustered_se(shocked)
+    s = twoway_clustered_se(_per_case(shocked))
     assert s is not None and s.se_run_arm > got.se_run_arm
-    assert twoway_clustered_se(rows[:2]) is None  # one case
+    assert twoway_clustered_se(_per_case(rows[:2])) is None  # one case
 
 
 def test_summary_reports_the_twoway_se_with_three_runs_or_more() -> None:

@@ -14,7 +14,7 @@ import itertools
 import math
 import random
 import statistics as stats
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 
@@ -378,10 +378,13 @@ class TwoWaySE:
         }
 
 
-def twoway_clustered_se(rows: Iterable[tuple[str, int, bool, bool]]) -> TwoWaySE | None:
+def twoway_clustered_se(
+    per_case: Mapping[str, tuple[Collection[tuple[int, bool]], Collection[tuple[int, bool]]]],
+) -> TwoWaySE | None:
     """Two-way clustered standard error of the paired lift from graded samples.
 
-    ``rows`` holds ``(case, run, with_skill, passed)`` per graded sample. The lift is
+    ``per_case`` maps each case to its graded samples ``(run, passed)`` without and with the
+    skill (re-iterable: read twice, never copied). The lift is
     ``mean_c(rate_with(c) - rate_without(c))`` over cases graded in both arms, a weighted sum
     of the outcomes (weight ``+-1/(n g)``, ``g`` the case's graded runs in that arm); each
     sample contributes ``e = w (y - m_arm)``. With ``V_G = G/(G-1) sum_g (sum_{i in g} e_i)^2``,
@@ -389,10 +392,7 @@ def twoway_clustered_se(rows: Iterable[tuple[str, int, bool, bool]]) -> TwoWaySE
     larger one-way variance when that is not positive. None with fewer than 2 paired cases or
     2 (run, arm) clusters.
     """
-    per_case: dict[str, list[list[tuple[int, bool]]]] = {}
-    for case, run, with_skill, passed in rows:
-        per_case.setdefault(case, [[], []])[1 if with_skill else 0].append((run, passed))
-    paired = {c: arms for c, arms in per_case.items() if arms[0] and arms[1]}
+    paired = {c: arms for c, arms in per_case.items() if len(arms[0]) and len(arms[1])}
     n = len(paired)
     if n < 2:
         return None
@@ -400,19 +400,21 @@ def twoway_clustered_se(rows: Iterable[tuple[str, int, bool, bool]]) -> TwoWaySE
         math.fsum(sum(p for _, p in arms[a]) / len(arms[a]) for arms in paired.values()) / n
         for a in (0, 1)
     ]
-    by_case: dict[str, float] = {}
+    by_case: list[float] = []
     by_run_arm: dict[tuple[int, int], float] = {}
     squares = 0.0
     samples = 0
-    for case, arms in paired.items():
+    for arms in paired.values():
+        case_sum = 0.0
         for a, outcomes in enumerate(arms):
             weight = (1 if a else -1) / (n * len(outcomes))
             for run, passed in outcomes:
                 e = weight * (float(passed) - means[a])
-                by_case[case] = by_case.get(case, 0.0) + e
+                case_sum += e
                 by_run_arm[(run, a)] = by_run_arm.get((run, a), 0.0) + e
                 squares += e * e
                 samples += 1
+        by_case.append(case_sum)
     clusters = len(by_run_arm)
     if clusters < 2:
         return None
@@ -420,7 +422,7 @@ def twoway_clustered_se(rows: Iterable[tuple[str, int, bool, bool]]) -> TwoWaySE
     def v(sums: Iterable[float], g: int) -> float:
         return g / (g - 1) * math.fsum(x * x for x in sums)
 
-    v_case = v(by_case.values(), n)
+    v_case = v(by_case, n)
     v_run_arm = v(by_run_arm.values(), clusters)
     v_sample = samples / (samples - 1) * squares if samples > 1 else 0.0
     total = v_case + v_run_arm - v_sample

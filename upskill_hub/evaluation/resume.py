@@ -212,7 +212,10 @@ def resume_paired(path: Path, wanted: Container[SampleKey], arms: Sequence[str])
     for model, case, run, _arm in scan.done:
         have[(model, case, run)] = have.get((model, case, run), 0) + 1
     lone = {key for key in scan.done if have[key[:3]] < len(arms)}
+    del have
     if not lone:
         return scan
+    dropped = scan.dropped
+    del scan  # one table of kept keys at a time
     again = resume_records(path, _Without(wanted, lone))
-    return ResumeScan(again.done, rewritten=True, dropped=scan.dropped + again.dropped)
+    return ResumeScan(again.done, rewritten=True, dropped=dropped + again.dropped)

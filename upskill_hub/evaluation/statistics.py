@@ -421,9 +421,8 @@ def too_few_verdict(result: PairedLift, lift: float = PLAN_LIFT) -> str:
 def _twoway(base: ArmTally, skill: ArmTally) -> dict[str, Any] | None:
     """The two-way clustered standard error (case; run x arm) of the lift, as summary.json
     stores it: a diagnostic of shocks shared by one run of one arm, not used in the verdict."""
-    rows = [(c, r, False, p) for c, r, p in base.run_outcomes()]
-    rows += [(c, r, True, p) for c, r, p in skill.run_outcomes()]
-    found = twoway_clustered_se(rows)
+    without, with_ = base.run_outcomes(), skill.run_outcomes()
+    found = twoway_clustered_se({c: (without[c], with_[c]) for c in without if c in with_})
     return None if found is None else found.to_dict()
 
 

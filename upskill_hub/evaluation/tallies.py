@@ -10,12 +10,19 @@ both compute the same numbers by the same code. Each tally remembers the first p
 from __future__ import annotations
 
 from array import array
-from collections.abc import Iterable, Iterator
+from collections.abc import Collection, Iterable, Iterator
 from dataclasses import dataclass
 
 from upskill_hub.evaluation.types import Sample
 
-__all__ = ["ArmTally", "ModelTally", "SampleCounts", "graded_outcome", "prompt_rejected"]
+__all__ = [
+    "ArmTally",
+    "ModelTally",
+    "RunOutcomes",
+    "SampleCounts",
+    "graded_outcome",
+    "prompt_rejected",
+]
 
 # Final request errors caused by the prompt itself (what the skill adds), not by the service.
 _PROMPT_REJECTIONS = (
@@ -96,7 +103,7 @@ class ArmTally:
         row[1] += 1
         runs = self.outcomes.get(sample.case_id)
         if runs is None:
-            runs = self.outcomes[sample.case_id] = array("q")
+            runs = self.outcomes[sample.case_id] = array("i")
         runs.append(2 * sample.run + (graded == "pass"))
         self.passed += sample.outcome == "pass"
         self.skipped += skipped_assertions(sample)
@@ -114,11 +121,29 @@ class ArmTally:
     def tally(self) -> dict[str, tuple[int, int]]:
         return {case: (p, g) for case, (p, g) in self.cases.items()}
 
-    def run_outcomes(self) -> Iterator[tuple[str, int, bool]]:
-        """``(case, run, passed)`` of each graded sample."""
-        for case, codes in self.outcomes.items():
-            for code in codes:
-                yield case, code >> 1, bool(code & 1)
+    def run_outcomes(self) -> dict[str, RunOutcomes]:
+        """Per case, its graded samples as ``(run, passed)`` (views, nothing copied)."""
+        return {case: RunOutcomes(codes) for case, codes in self.outcomes.items()}
+
+
+class RunOutcomes(Collection[tuple[int, bool]]):
+    """One case's graded samples in one arm as ``(run, passed)``, read from the packed array
+    each time they are iterated."""
+
+    __slots__ = ("codes",)
+
+    def __init__(self, codes: array[int]) -> None:
+        self.codes = codes
+
+    def __len__(self) -> int:
+        return len(self.codes)
+
+    def __iter__(self) -> Iterator[tuple[int, bool]]:
+        for code in self.codes:
+            yield code >> 1, bool(code & 1)
+
+    def __contains__(self, item: object) -> bool:
+        return any(pair == item for pair in self)
 
 
 class ModelTally:
