@@ -9,8 +9,10 @@ Newcombe's interval over samples.
 * **Lift** (:func:`paired_lift`): for each case graded in both arms,
   ``d_i = rate_with(i) - rate_without(i)`` (each a pass rate over that case's graded runs);
   ``lift = mean(d_i)``; its 95% interval is ``lift +- t(0.975, n-1) * SE`` with
-  ``SE = max(sd(d), 1/sqrt(n)) / sqrt(n - 1)`` (paired t over cases with a few-cluster
-  correction; the floor is explained in :func:`paired_lift`). Cases without a graded sample
+  ``SE = max(sd(d), s/sqrt(n)) / sqrt(n - 1)`` (paired t over cases with a few-cluster
+  correction; the floor step ``s`` is a whole flip, or one run's flip ``1/runs`` when the exact
+  sign-flip test over the cases rejects: :func:`paired_lift`). With 3 or more runs summary.json
+  also holds a two-way clustered standard error (case; run x arm) as a diagnostic. Cases without a graded sample
   in one arm are excluded and counted.
   ``benchmarks/lift_coverage.py`` measures its coverage against a case bootstrap and the old
   sample-level Newcombe interval.
