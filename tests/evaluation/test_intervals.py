@@ -63,6 +63,8 @@ def test_uniform_small_gains_are_recognised_with_the_runs_floor() -> None:
     half = t_quantile(0.975, 9) * se
     assert got.ci95 == pytest.approx((0.2 - half, 0.2 + half))
     assert got.ci95[0] > 0  # "helps"
+    # its p (what Holm adjusts across models) is that of both tests: the sign-flip one here
+    assert got.p_value == got.sign_flip_p
 
 
 def test_floor_drops_only_when_the_exact_test_agrees() -> None:

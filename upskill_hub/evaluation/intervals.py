@@ -238,7 +238,7 @@ class PairedLift:
     ci95: tuple[float, float]
     se: float | None  # None with one case: no spread can be estimated
     sd: float | None
-    p_value: float | None
+    p_value: float | None  # t test; with the 1/runs floor, at least the sign-flip p
     mde80: float | None  # minimum detectable lift at 80% power (two-sided 5%), at most 1
     floored: bool = False  # the spread floor set the width
     sign_flip_p: float | None = None  # exact sign-flip test over the cases
@@ -306,6 +306,9 @@ def paired_lift(
     tq = t_quantile(1 - alpha / 2, df)
     ci = (max(-1.0, lift - tq * se), min(1.0, lift + tq * se))
     p_value = 2 * (1 - t_cdf(abs(lift) / se, df))
+    if step < 1 and flip_p is not None:
+        # the narrower interval stands on both tests: its p (what Holm adjusts) is the larger
+        p_value = max(p_value, flip_p)
     mde = (tq + t_quantile(0.80, df)) * se
     return PairedLift(
         n,
