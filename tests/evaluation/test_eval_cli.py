@@ -65,7 +65,7 @@ def test_json_and_text_output(skill_dir: Path, tmp_path: Path, server: Any) -> N
     assert model["model"] == "fake-model" and model["lift"] == 1.0
     assert model["baseline"]["total"] == model["with_skill"]["total"] == 6
     # three cases that all flip: too few to call it (by case, not by the 6 samples)
-    assert model["verdict"].startswith("too few cases: 3 cases cannot show any lift")
+    assert model["verdict"].startswith("too few cases: 3 cases cannot detect any lift at this n")
     assert (model["lift_cases"], model["runs"]) == (3, 2)
     run_dir = Path(data["run_dir"])
     assert run_dir.parent == out

@@ -109,7 +109,8 @@ def test_too_few_cases_never_reads_as_no_effect() -> None:
     (m,) = summarize(cases_samples([(0, 5)] * 3, runs=5))
     need = cases_needed(0.2, sd=0.0)
     assert m.verdict == (
-        f"too few cases: 3 cases cannot show any lift; about {need} for a 20-pt lift (80% power)"
+        "too few cases: 3 cases cannot detect any lift at this n; "
+        f"about {need} needed for a 20-pt lift (80% power)"
     )
     data = m.to_dict()
     assert data["mde80"] == 1.0 and data["sign_flip_p"] == 0.25

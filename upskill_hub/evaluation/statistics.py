@@ -12,10 +12,10 @@ Newcombe's interval over samples.
   ``SE = max(sd(d), s/sqrt(n)) / sqrt(n - 1)`` (paired t over cases with a few-cluster
   correction; the floor step ``s`` is a whole flip, or one run's flip ``1/runs`` when the exact
   sign-flip test over the cases rejects: :func:`paired_lift`). With 3 or more runs summary.json
-  also holds a two-way clustered standard error (case; run x arm) as a diagnostic. Cases without a graded sample
-  in one arm are excluded and counted.
-  ``benchmarks/lift_coverage.py`` measures its coverage against a case bootstrap and the old
-  sample-level Newcombe interval.
+  also holds a two-way clustered standard error (case; run x arm) as a diagnostic. Cases
+  without a graded sample in one arm are excluded and counted.
+  ``benchmarks/lift_coverage.py`` measures its coverage, false verdicts and power under a dozen
+  populations, beside the previous rule and the old sample-level Newcombe interval.
 * **Arm rates** (:func:`arm_stats`): the pass rate over graded samples with a Wilson interval on
   an *effective* n from the cluster-robust variance (design effect), between the number of cases
   and the number of samples, using ``t(0.975, cases-1)`` as the critical value.
@@ -416,8 +416,8 @@ def too_few_verdict(result: PairedLift, lift: float = PLAN_LIFT) -> str:
     effect": that reads as "the skill does nothing"."""
     need = cases_needed(lift, sd=result.sd or 0.0)
     n = f"{result.n} case{'s' if result.n != 1 else ''}"
-    want = f"about {need} for a {lift * 100:.0f}-pt lift" if need else "many more"
-    return f"{TOO_FEW}: {n} cannot show any lift; {want} (80% power)"
+    want = f"about {need} needed for a {lift * 100:.0f}-pt lift" if need else "many more needed"
+    return f"{TOO_FEW}: {n} cannot detect any lift at this n; {want} (80% power)"
 
 
 def _twoway(base: ArmTally, skill: ArmTally) -> dict[str, Any] | None:
