@@ -251,9 +251,10 @@ def plan(
 def too_few_tests_note(cases: int, runs: int, *, lift: float = NOTE_LIFT) -> str | None:
     """One line when ``cases`` tests at ``runs`` runs are too few to judge a ``lift``-sized
     gain (under 80% power in :func:`plan`'s default model), else None. ``generate`` prints it."""
-    found = plan(population_for_lift(lift), cases, runs, sims=300)
-    if not found.too_few:
-        return None
+    population = population_for_lift(lift)
+    if power_of(population, cases, runs, sims=300).helps >= TARGET_POWER:
+        return None  # enough: no need to search for the cases
+    found = plan(population, cases, runs, sims=300)
     need = f"about {found.cases_needed}" if found.cases_needed else f"more than {MAX_CASES}"
     return (
         f"{cases} tests x {runs} run(s) are too few to judge a {lift * 100:.0f}-pt lift: "
