@@ -1,6 +1,6 @@
 """Coverage, false verdicts and power of the lift interval: simulated evals with a known true lift.
 
-    python benchmarks/lift_coverage.py               # 2,000 evals per setting (~3 min, 1 core)
+    python benchmarks/lift_coverage.py               # 2,000 evals per setting (~1.5 min, 1 core)
     python benchmarks/lift_coverage.py --evals 500   # quicker, noisier
     python benchmarks/lift_coverage.py --only beta,shock-arm
 
