@@ -51,7 +51,7 @@ def test_quickstart_eval_on_the_embedded_model(tmp_path: Path) -> None:
         assert stats["tokens"]["output"] > 0
     # the skill is in the with-skill prompt only: far more input tokens there
     assert model["with_skill"]["tokens"]["input"] > model["baseline"]["tokens"]["input"] + 1000
-    assert model["verdict"] in ("helps", "hurts", "no measurable effect at this n")
+    assert model["verdict"].startswith(("helps", "hurts", "no measurable effect", "too few cases"))
 
     run_dir = Path(report["run_dir"])
     samples = [json.loads(line) for line in (run_dir / "samples.jsonl").read_text().splitlines()]

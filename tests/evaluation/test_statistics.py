@@ -187,7 +187,8 @@ def test_summarize_counts_errors_apart_and_computes_lift() -> None:
     assert m1.lift == pytest.approx(5 / 6)
     half = 4.302653 * (1 / 3**0.5) * (3 / 2) ** 0.5 / 3**0.5
     assert m1.lift_ci95 == pytest.approx((5 / 6 - half, 1.0), abs=1e-5)
-    assert m1.verdict == "no measurable effect at this n"  # three cases cannot show it
+    # three cases cannot show any lift: "too few cases", never "no measurable effect"
+    assert m1.verdict.startswith("too few cases: 3 cases cannot detect any lift at this n; about ")
     assert (m1.lift_cases, m1.excluded_cases) == (3, 0)
     assert skill.output_tokens == 100 and base.output_tokens == 200  # the error isn't averaged
     assert m1.token_savings == pytest.approx(0.5)
@@ -218,6 +219,9 @@ def test_to_dict_has_exactly_the_summary_shape() -> None:
         "lift_p",
         "mde80",
         "spread_floored",
+        "sign_flip_p",
+        "floor_step",
+        "lift_se_twoway",
         "holm",
         "case_counts",
         "missing",
@@ -343,7 +347,7 @@ def test_three_deterministic_flips_are_as_wide_as_three_observations_allow() -> 
     assert m.lift == 1.0 and m.lift_cases == 3 and m.spread_floored
     # sd floored at 1/sqrt(3); SE = sd * sqrt(3/2) / sqrt(3) = 1/sqrt(6); t(0.975, 2) = 4.3027
     assert m.lift_ci95 == pytest.approx((1 - 4.302653 / 6**0.5, 1.0), abs=1e-5)
-    assert m.verdict == "no measurable effect at this n"
+    assert m.verdict.startswith("too few cases: 3 cases cannot detect any lift at this n")
     # counting the 30 runs as independent would have claimed far more
     lo30, _ = newcombe_interval(0, 30, 30, 30)
     assert lo30 > 0.8 and m.lift_ci95[0] < 0

@@ -86,6 +86,8 @@ def test_from_trace(fixture: str, fmt: str, evidence: list[str], tmp_path: Path)
         assert text in first
     assert "<trace>" in first and "CONDENSED" not in first  # small fixtures fit whole
     assert "iteration 1: lift +50 pts" in proc.stderr
+    # two tests at one run cannot judge a 20-pt gain: generate says so, from the power plan
+    assert "2 tests x 1 run(s) are too few to judge a 20-pt lift: 'helps' in " in proc.stderr
     skill_dir = Path(out["skill_dir"])
     assert skill_dir == tmp_path / "skills" / "item-codes"
     meta = json.loads((skill_dir / "skill_meta.json").read_text())["metadata"]

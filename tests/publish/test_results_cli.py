@@ -66,7 +66,7 @@ def test_push_show_compare(tmp_path: Path, unique_repo_id: str) -> None:
     table = _ok("results", "show", f"{unique_repo_id}:{pushed['split']}")
     assert pushed["split"] in table
     assert "33% [2, 94]" in table and "+67 pts [-100, +100] (3 cases × 2 runs)" in table
-    assert "no measurable effect at this n" in table  # three cases: by case, too few
+    assert "too few cases" in table  # three cases: by case, too few
 
     compared = _ok("results", "compare", str(first), unique_repo_id)
     assert "Δ lift" in compared and "anthropic:claude-haiku-4-5" in compared

@@ -65,7 +65,8 @@ def test_summary_rows_one_per_model_and_arm(run_folder: Path) -> None:
     assert rows[1]["pass_rate"] == first["with_skill"]["pass_rate"]
     assert [rows[1]["ci_low"], rows[1]["ci_high"]] == first["with_skill"]["ci95"]
     assert [rows[0]["lift_ci_low"], rows[0]["lift_ci_high"]] == first["lift_ci95"]
-    assert rows[0]["verdict"] == first["verdict"] == "no measurable effect at this n"
+    assert rows[0]["verdict"] == first["verdict"]
+    assert first["verdict"].startswith("too few cases: 3 cases cannot detect any lift at this n")
 
 
 def test_features_follow_the_schemas() -> None:

@@ -481,5 +481,60 @@ def eval_command(
         raise ProviderError(f"{failure}; run folder: {result.run_dir}{not_pushed}")
 
 
+def power_command(
+    cases: int = typer.Option(None, "--cases", help="Test cases [a pilot's own count]."),
+    runs: int = typer.Option(None, "--runs", "-n", help="Runs of each case per arm [1]."),
+    lift: float = typer.Option(
+        None, "--lift", help="Expected lift, a pass-rate change: 0.2 = +20 pts [0.2]."
+    ),
+    pilot: Path = typer.Option(
+        None, "--pilot", help="A run folder whose cases to simulate instead of --lift's model."
+    ),
+    model: str = typer.Option(None, "--model", "-m", help="With --pilot: its model [first]."),
+    power: float = typer.Option(0.8, "--power", help="Power to find the cases for."),
+    sims: int = typer.Option(1000, "--sims", help="Simulated evals per design."),
+    seed: int = typer.Option(0, "--seed", help="Simulation seed."),
+    output_format: OutputFormat = typer.Option(
+        OutputFormat.text, "--format", help="Output format: text or json."
+    ),
+) -> None:
+    """Plan an eval: the chance of a "helps" verdict at --cases x --runs, and the cases needed
+    for 80% power, by simulating evals judged with the shipped statistics."""
+    from upskill_hub.evaluation import power as planning
+
+    if pilot is not None and lift is not None:
+        raise UsageError("give --lift or --pilot, not both")
+    if pilot is not None:
+        population = planning.population_from_run(pilot, model)
+        info = _pilot_info(pilot)
+        cases = cases if cases is not None else len(population.pairs)
+        runs = runs if runs is not None else info
+    else:
+        population = planning.population_for_lift(0.2 if lift is None else lift)
+    if cases is None:
+        raise UsageError("give --cases (or --pilot RUN_DIR)")
+    found = planning.plan(
+        population, cases, 1 if runs is None else runs, target_power=power, sims=sims, seed=seed
+    )
+    if output_format is OutputFormat.json:
+        from upskill_hub.cli.output import print_json
+
+        print_json(found.to_dict())
+        return
+    for line in planning.describe(found):
+        console().print(line, markup=False, highlight=False)
+
+
+def _pilot_info(pilot: Path) -> int:
+    """The pilot run's runs per case (run.json), 1 when it does not say."""
+    from upskill_hub.evaluation.run_dir import RunFolder
+
+    try:
+        return RunFolder(pilot).read_info().runs or 1
+    except (OSError, ValueError, KeyError, UsageError):
+        return 1
+
+
 def register(app: typer.Typer) -> None:
     app.command("eval")(eval_command)
+    app.command("power")(power_command)

@@ -19,6 +19,8 @@ FLAGS: dict[str, str] = {
     "global_": "--global",
     "agents": "--agent",
     "shard_samples": "--shard-size",
+    "n_cases": "--cases",
+    "target_power": "--power",
 }
 
 

@@ -1,8 +1,10 @@
 """A run's settings: new ones from overrides over defaults, or a run folder's own settings with
-overrides on top (resume), and whether a resume still matches the run it continues."""
+overrides on top (resume), whether a resume still matches the run it continues, and which of its
+samples a resume keeps (both arms of a (case, run) or neither)."""
 
 from __future__ import annotations
 
+from collections.abc import Container, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -12,10 +14,11 @@ from upskill_hub.evaluation.agent.settings import AgentSettings
 from upskill_hub.evaluation.config import EvalConfig
 from upskill_hub.evaluation.records import RunInfo
 from upskill_hub.evaluation.run_dir import FORMAT_VERSION, RunFolder
+from upskill_hub.evaluation.sample_stream import ResumeScan, SampleKey, resume_records
 from upskill_hub.evaluation.types import GenerationParams
 from upskill_hub.skill.testcases import TestCase
 
-__all__ = ["RunOverrides", "check_resume", "config_from_run", "run_settings"]
+__all__ = ["RunOverrides", "check_resume", "config_from_run", "resume_paired", "run_settings"]
 
 
 @dataclass(frozen=True)
@@ -183,3 +186,36 @@ def config_from_run(path: Path) -> tuple[EvalConfig, list[TestCase]]:
         agent=AgentSettings.from_dict(info.agent or {}) if info.mode == "agent" else None,
     )
     return config, folder.read_tests()
+
+
+class _Without:
+    """``wanted`` minus the keys in ``dropped``, as a container."""
+
+    def __init__(self, wanted: Container[SampleKey], dropped: set[SampleKey]) -> None:
+        self.wanted, self.dropped = wanted, dropped
+
+    def __contains__(self, key: object) -> bool:
+        return key in self.wanted and key not in self.dropped
+
+
+def resume_paired(path: Path, wanted: Container[SampleKey], arms: Sequence[str]) -> ResumeScan:
+    """:func:`~upskill_hub.evaluation.sample_stream.resume_records`, keeping both arms of a
+    (model, case, run) or neither: a sample whose other arm is missing or errored is dropped too,
+    so the resume runs the two together again. A shock shared by every request of a minute (a
+    provider degrading) then hits both arms of that case and run and cancels in their difference;
+    pairing an old sample with a new one would let it through (issue 22: coverage 87-88% with a
+    per-run, per-arm shock)."""
+    scan = resume_records(path, wanted)
+    if len(arms) < 2:
+        return scan
+    have: dict[tuple[str, str, int], int] = {}
+    for model, case, run, _arm in scan.done:
+        have[(model, case, run)] = have.get((model, case, run), 0) + 1
+    lone = {key for key in scan.done if have[key[:3]] < len(arms)}
+    del have
+    if not lone:
+        return scan
+    dropped = scan.dropped
+    del scan  # one table of kept keys at a time
+    again = resume_records(path, _Without(wanted, lone))
+    return ResumeScan(again.done, rewritten=True, dropped=dropped + again.dropped)

@@ -57,7 +57,7 @@ from upskill_hub.evaluation.model_queue import ModelQueue
 from upskill_hub.evaluation.provider_pool import ProviderPool
 from upskill_hub.evaluation.records import RunSession
 from upskill_hub.evaluation.results import EvalResult, Progress
-from upskill_hub.evaluation.resume import check_resume
+from upskill_hub.evaluation.resume import check_resume, resume_paired
 from upskill_hub.evaluation.run_dir import (
     RunFolder,
     SampleKey,
@@ -68,7 +68,7 @@ from upskill_hub.evaluation.run_dir import (
 from upskill_hub.evaluation.run_info import build_summary, new_run_info, skill_sha256
 from upskill_hub.evaluation.run_plan import RunHooks, RunPlan
 from upskill_hub.evaluation.run_tally import RunRecords, RunTally
-from upskill_hub.evaluation.sample_stream import KeptSamples, resume_records
+from upskill_hub.evaluation.sample_stream import KeptSamples
 from upskill_hub.evaluation.schedule import model_keys
 from upskill_hub.evaluation.session import Session, SessionWork
 from upskill_hub.evaluation.types import Sample
@@ -183,7 +183,8 @@ async def _run(
         check_resume(folder, info, model_ids, cases, config, skill_sha)
         # errored, duplicate and half-written lines are dropped (the file rewritten) before
         # appending again; a file with nothing to drop is left as it is
-        done = resume_records(folder.samples_file, _Keys(tally, config.arms)).done
+        # ... and a sample whose other arm must run again (both arms of a case and run together)
+        done = resume_paired(folder.samples_file, _Keys(tally, config.arms), config.arms).done
         resumed = KeptSamples(folder.samples_file, len(done))
     else:
         if plan.run_dir is not None:

@@ -10,9 +10,14 @@ Newcombe's interval over samples.
 
 * **Lift** (:func:`lift_interval`): for each case graded in both arms,
   ``d_i = rate_with(i) - rate_without(i)`` (each a pass rate over that case's graded runs);
-  ``lift = mean(d_i)``; its 95% interval is the paired t interval over cases of
-  :func:`~upskill_hub.evaluation.intervals.paired_lift` (with its spread floor). Missing
-  samples are treated as missing there. ``benchmarks/lift_coverage.py`` measures its coverage.
+  ``lift = mean(d_i)``; its 95% interval is ``lift +- t(0.975, n-1) * SE`` with
+  ``SE = max(sd(d), s/sqrt(n)) / sqrt(n - 1)`` (paired t over cases with a few-cluster
+  correction; the floor step ``s`` is a whole flip, or one run's flip ``1/runs`` when the exact
+  sign-flip test over the cases rejects: :func:`~upskill_hub.evaluation.intervals.paired_lift`).
+  Missing samples are treated as missing there. With 3 or more runs summary.json also holds a
+  two-way clustered standard error (case; run x arm) as a diagnostic.
+  ``benchmarks/lift_coverage.py`` measures its coverage, false verdicts and power under a dozen
+  populations, beside the previous rule and the old sample-level Newcombe interval.
 * **Missing samples** are errors left after retries, prompt rejections and samples never run
   (each arm of a case is counted against the larger of the two arms' sample counts).
   A **prompt rejection** is decided only from a structured, final signal of the API (HTTP
@@ -39,11 +44,13 @@ samples and tallies and re-exports its names. :func:`lift_interval` is its one c
 verdict, :func:`too_few` the one place that decides "too few cases".
 
 Verdicts: ``helps`` / ``hurts`` when the lift interval excludes zero (and the worst-case bounds
-agree), else ``no measurable effect at this n``; ``too few cases`` with one paired case; ``no
-baseline`` without a baseline arm; ``no data (every request failed)`` when an arm has no graded
-sample but has errors, ``no data (nothing graded: ...)`` when its answers could not be graded,
-``no data`` when it has no sample at all (a run cancelled early); ``not comparable: ...`` when
-the missing samples could explain the effect.
+agree), else ``no measurable effect at this n``; ``too few cases: ...`` with one paired case, or
+when the design cannot show any lift (3 or fewer cases, or a minimum detectable lift above 100
+pts), with about how many cases a 20-pt lift needs; ``no baseline`` without a baseline arm; ``no
+data (every request failed)`` when an arm has no graded sample but has errors, ``no data
+(nothing graded: ...)`` when its answers could not be graded, ``no data`` when it has no sample
+at all (a run cancelled early); ``not comparable: ...`` when the missing samples could explain
+the effect.
 """
 
 from __future__ import annotations
@@ -58,6 +65,7 @@ from typing import Any
 
 from upskill_hub.evaluation.intervals import (
     PairedLift,
+    cases_needed,
     clustered_rate_interval,
     holm_adjust,
     newcombe_interval,
@@ -65,6 +73,7 @@ from upskill_hub.evaluation.intervals import (
     paired_lift,
     t_cdf,
     t_quantile,
+    twoway_clustered_se,
     wilson_interval,
 )
 from upskill_hub.evaluation.tallies import (
@@ -199,6 +208,9 @@ class ModelStats:
     mde80: float | None = None
     spread_floored: bool = False
     holm_changed: bool = False
+    sign_flip_p: float | None = None  # exact sign-flip test over the cases
+    floor_step: float | None = None  # 1 (a whole flip) or 1/runs (one run's flip)
+    lift_se_twoway: dict[str, Any] | None = None  # diagnostic, 3 or more runs
     case_counts: dict[str, int] = field(default_factory=dict)
     case_table: list[dict[str, Any]] = field(default_factory=list)
     missing: dict[str, int] = field(default_factory=dict)  # per arm: in the bounds, not the lift
@@ -230,6 +242,9 @@ class ModelStats:
             "lift_p": _r(self.lift_p),
             "mde80": _r(self.mde80),
             "spread_floored": self.spread_floored,
+            "sign_flip_p": _r(self.sign_flip_p),
+            "floor_step": _r(self.floor_step),
+            "lift_se_twoway": self.lift_se_twoway,
             "holm": None
             if self.lift_p_holm is None
             else {
@@ -417,7 +432,8 @@ class CaseCounts:
 
 @dataclass(frozen=True)
 class LiftEvidence:
-    """What a lift verdict is decided from: every case's counts and the runs per case."""
+    """What a lift verdict is decided from: every case's counts, and the fewest graded runs of
+    a case graded in both arms (the interval's floor step)."""
 
     cases: tuple[CaseCounts, ...]
     runs: int
@@ -446,16 +462,21 @@ class LiftEvidence:
 
 def lift_interval(diffs: Sequence[float], *, runs: int, level: float = 0.95) -> PairedLift:
     """The lift of per-case differences and its interval: the one place the verdict calls into
-    :mod:`~upskill_hub.evaluation.intervals` (``runs`` per case is passed for a floor that
-    depends on it)."""
-    del runs  # the interval's spread floor depends on the cases only, for now
-    return paired_lift(diffs, level=level)
+    :mod:`~upskill_hub.evaluation.intervals` (``runs``: the fewest graded runs of a case, for
+    the floor step one run's flip can cause)."""
+    return paired_lift(diffs, runs=max(runs, 1), level=level)
 
 
 def too_few(result: PairedLift, runs: int) -> str | None:
-    """The verdict when the design cannot judge a lift at all (one paired case), else None."""
+    """The verdict when the design cannot judge a lift at all, else None: one paired case, or a
+    design that cannot detect any lift (3 or fewer cases, or a minimum detectable lift above
+    100 pts) whose interval did not exclude zero either (:func:`too_few_verdict`)."""
     del runs
-    return TOO_FEW if result.n < 2 else None
+    if result.n < 2:
+        return TOO_FEW
+    if not result.detectable and verdict_of(result.ci95) == UNCLEAR:
+        return too_few_verdict(result)
+    return None
 
 
 def _greedy_fills(cases: Sequence[CaseCounts], against: bool) -> Iterator[tuple[int, int]]:
@@ -594,7 +615,9 @@ def _evidence(order: list[str], base: ArmTally, skill: ArmTally, runs: int) -> L
         if size == 0:
             continue  # no check ran in either arm: nothing to rate, nothing missing
         cases.append(CaseCounts(case, bp, bg, size - bg, sp, sg, size - sg))
-    return LiftEvidence(tuple(cases), runs)
+    # the floor step is one run's flip for the case graded on the fewest runs (either arm)
+    graded = [min(c.base_graded, c.skill_graded) for c in cases if c.base_graded and c.skill_graded]
+    return LiftEvidence(tuple(cases), min(graded, default=runs))
 
 
 def _model_stats(model: str, tally: ModelTally) -> ModelStats:
@@ -656,8 +679,34 @@ def _model_stats(model: str, tally: ModelTally) -> ModelStats:
         lift_bounds_ci95=decision.bounds_ci,
         decided_by=decision.decided_by,
         evidence=evidence,
+        sign_flip_p=result.sign_flip_p,
+        floor_step=result.floor_step,
+        lift_se_twoway=_twoway(base, skill) if runs >= 3 else None,
         **common,
     )
+
+
+#: The lift the "too few cases" verdict says how many cases would need (20 points).
+PLAN_LIFT = 0.20
+
+
+def too_few_verdict(result: PairedLift, lift: float = PLAN_LIFT) -> str:
+    """``too few cases`` for a design that cannot show any lift (3 or fewer cases, or an MDE
+    above 100 pts), with about how many cases a ``lift`` would need at 80% power (the spread
+    seen here, :func:`~upskill_hub.evaluation.intervals.cases_needed`), never "no measurable
+    effect": that reads as "the skill does nothing"."""
+    need = cases_needed(lift, sd=result.sd or 0.0)
+    n = f"{result.n} case{'s' if result.n != 1 else ''}"
+    want = f"about {need} needed for a {lift * 100:.0f}-pt lift" if need else "many more needed"
+    return f"{TOO_FEW}: {n} cannot detect any lift at this n; {want} (80% power)"
+
+
+def _twoway(base: ArmTally, skill: ArmTally) -> dict[str, Any] | None:
+    """The two-way clustered standard error (case; run x arm) of the lift, as summary.json
+    stores it: a diagnostic of shocks shared by one run of one arm, not used in the verdict."""
+    without, with_ = base.run_outcomes(), skill.run_outcomes()
+    found = twoway_clustered_se({c: (without[c], with_[c]) for c in without if c in with_})
+    return None if found is None else found.to_dict()
 
 
 HOLM_TESTED = (HELPS, HURTS, UNCLEAR)

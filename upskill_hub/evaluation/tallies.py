@@ -10,7 +10,7 @@ both compute the same numbers by the same code. Each tally remembers the first p
 from __future__ import annotations
 
 from array import array
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable, Iterator
 from dataclasses import dataclass
 
 from upskill_hub.evaluation.types import Sample
@@ -18,6 +18,7 @@ from upskill_hub.evaluation.types import Sample
 __all__ = [
     "ArmTally",
     "ModelTally",
+    "RunOutcomes",
     "SampleCounts",
     "checked",
     "graded_outcome",
@@ -54,8 +55,9 @@ def skipped_assertions(sample: Sample) -> int:
 
 class ArmTally:
     """One model's samples in one arm: counts, token sums and latencies of answered samples,
-    ``case_id -> [passed, graded]`` (cases with graded samples only) and ``case_id -> missing``
-    (errors and prompt rejections per case)."""
+    ``case_id -> [passed, graded]`` (cases with graded samples only), ``case_id -> missing``
+    (errors and prompt rejections per case) and, for the two-way clustered standard error, each
+    graded sample's run and outcome (``2 * run + passed``)."""
 
     __slots__ = (
         "cases",
@@ -64,6 +66,7 @@ class ArmTally:
         "judge_skipped",
         "latencies",
         "missing",
+        "outcomes",
         "output_tokens",
         "passed",
         "rejected",
@@ -86,6 +89,7 @@ class ArmTally:
         self.latencies = array("d")  # one per answered sample
         self.cases: dict[str, list[int]] = {}
         self.missing: dict[str, int] = {}  # errors and rejections per case
+        self.outcomes: dict[str, array[int]] = {}  # case -> 2 * run + passed, per graded sample
         self.seen: set[str] = set()  # cases with any sample
 
     def add(self, sample: Sample) -> None:
@@ -109,6 +113,10 @@ class ArmTally:
             row = self.cases[sample.case_id] = [0, 0]
         row[0] += graded == "pass"
         row[1] += 1
+        runs = self.outcomes.get(sample.case_id)
+        if runs is None:
+            runs = self.outcomes[sample.case_id] = array("i")
+        runs.append(2 * sample.run + (graded == "pass"))
         self.passed += graded == "pass"
         self.skipped += skipped_assertions(sample)
 
@@ -124,6 +132,30 @@ class ArmTally:
 
     def tally(self) -> dict[str, tuple[int, int]]:
         return {case: (p, g) for case, (p, g) in self.cases.items()}
+
+    def run_outcomes(self) -> dict[str, RunOutcomes]:
+        """Per case, its graded samples as ``(run, passed)`` (views, nothing copied)."""
+        return {case: RunOutcomes(codes) for case, codes in self.outcomes.items()}
+
+
+class RunOutcomes(Collection[tuple[int, bool]]):
+    """One case's graded samples in one arm as ``(run, passed)``, read from the packed array
+    each time they are iterated."""
+
+    __slots__ = ("codes",)
+
+    def __init__(self, codes: array[int]) -> None:
+        self.codes = codes
+
+    def __len__(self) -> int:
+        return len(self.codes)
+
+    def __iter__(self) -> Iterator[tuple[int, bool]]:
+        for code in self.codes:
+            yield code >> 1, bool(code & 1)
+
+    def __contains__(self, item: object) -> bool:
+        return any(pair == item for pair in self)
 
 
 class ModelTally:

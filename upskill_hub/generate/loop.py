@@ -346,6 +346,11 @@ class _Generator:
             + (f", {len(self.dropped)} dropped" if self.dropped else "")
             + ")"
         )
+        from upskill_hub.evaluation.power import too_few_tests_note
+
+        too_few = too_few_tests_note(len(self.cases), cfg.runs)
+        if too_few:  # the lifts below cannot tell a 20-pt gain from noise
+            self.emit(too_few)
         base_fm = dict(src_skill.frontmatter) if src_skill else {}
 
         best: _Measured | None = None
