@@ -12,7 +12,6 @@ from typing import Any
 import pytest
 
 from tests.cli_runner import run_cli
-from tests.support import upskill02
 from tests.generate.scripted import (
     ScriptedTeacher,
     Students,
@@ -20,6 +19,7 @@ from tests.generate.scripted import (
     overflowing_students,
     skill_answer,
 )
+from tests.support import upskill02
 from tests.support.llm_servers import FakeLLMServer, anthropic_server, openai_server
 
 FIXTURES = Path(__file__).parent / "fixtures"

@@ -250,13 +250,15 @@ def test_pull_of_a_pushed_skill_loads_in_upskill02(
     src.mkdir()
     shutil.copytree(BUNDLED, src / name)
     skill_md = src / name / "SKILL.md"
-    skill_md.write_text(skill_md.read_text().replace("name: kernel-builder-cuda-kernels", f"name: {name}"))
+    text = skill_md.read_text().replace("name: kernel-builder-cuda-kernels", f"name: {name}")
+    skill_md.write_text(text)
     assert run_cli("push", str(src / name), "--repo", unique_repo_id).returncode == 0
     project = tmp_path / "project"
     (project / ".git").mkdir(parents=True)
     assert run_cli("pull", unique_repo_id, cwd=project).returncode == 0
     pulled = project / ".claude" / "skills" / name
-    assert len(assert_loads_in_upskill02(pulled / "skill_meta.json")) == len(load_skill(BUNDLED).tests)
+    loaded = assert_loads_in_upskill02(pulled / "skill_meta.json")
+    assert len(loaded) == len(load_skill(BUNDLED).tests)
     assert [c.to_dict() for c in load_skill(pulled).tests] == [
         c.to_dict() for c in load_skill(BUNDLED).tests
     ]

@@ -105,8 +105,10 @@ class TestCase:
         if len(self.assertions) != 1:
             return False
         (only,) = self.assertions
-        return set(only) == {"type", "values"} and only["type"] == "contains" and bool(
-            self.expected_contains()
+        return (
+            set(only) == {"type", "values"}
+            and only["type"] == "contains"
+            and bool(self.expected_contains())
         )
 
     def upskill_dict(self) -> dict[str, Any]:
@@ -193,8 +195,10 @@ def _upskill_fields(obj: dict[str, Any], where: str) -> dict[str, Any]:
             else isinstance(value, str)
         )
         if not ok:
-            what = "an object of strings, numbers and booleans" if key == "validator_config" else (
-                "a string"
+            what = (
+                "an object of strings, numbers and booleans"
+                if key == "validator_config"
+                else ("a string")
             )
             raise InvalidTestFile(f"{where}.{key}: must be {what}")
         out[key] = value
@@ -299,7 +303,9 @@ def suite_from_obj(data: Any, source: str = "tests") -> TestSuite:
         hub = data.get(HUB_KEY)
         if hub is not None:
             if not isinstance(hub, dict) or not isinstance(hub.get("tests", []), list):
-                raise InvalidTestFile(f"{source}: '{HUB_KEY}' must be an object with a 'tests' list")
+                raise InvalidTestFile(
+                    f"{source}: '{HUB_KEY}' must be an object with a 'tests' list"
+                )
             extras = hub.get("tests", [])
     else:
         raise InvalidTestFile(f"{source}: expected an object with 'tests' or 'cases', or a list")
