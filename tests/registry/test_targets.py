@@ -142,6 +142,10 @@ def test_a_lock_from_before_the_codex_fix_still_reads_and_removes(
     listed = run_cli("list", "--format", "json", cwd=project)
     assert listed.code == 0, listed.stderr
     assert run_cli("verify", cwd=project).code == 0
+    old.unlink()
+    restored = run_cli("install", "--frozen", cwd=project)
+    assert restored.code == 0, restored.stderr
+    assert old.is_symlink() and (old / "SKILL.md").is_file()
     removed = run_cli("remove", name, cwd=project)
     assert removed.code == 0, removed.stderr
     assert not old.exists() and not old.is_symlink()
