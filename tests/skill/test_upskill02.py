@@ -239,7 +239,7 @@ def test_bundled_skill_loads_in_upskill02_and_its_answers_pass_there() -> None:
         answer = (ANSWERS / f"{ours.id}.md").read_text(encoding="utf-8")
         # upskill's check is a part of ours: a right answer passes it too
         assert upskill02.check_expected(answer, theirs.expected), ours.id
-    assert sum(bool(t.expected.contains) for t in tests) >= 5
+    assert sum(bool(t.expected.contains) for t in tests) == 11  # README, "The bundled skill"
 
 
 def test_pull_of_a_pushed_skill_loads_in_upskill02(
