@@ -328,3 +328,44 @@ def test_a_bad_upskill_hub_section_is_one_clear_line(
     assert re.search(shown, done.stdout), done.stdout
     with pytest.raises(InvalidTestFile, match=raised):  # eval's reader, without the schema
         load_skill(folder)
+
+
+def _variant(**changes: Any) -> dict[str, Any]:
+    data: dict[str, Any] = json.loads(json.dumps(UPSKILL02_META))
+    for path, value in changes.items():
+        *parents, last = path.split("__")
+        node: Any = data
+        for part in parents:
+            node = node[int(part)] if part.isdigit() else node[part]
+        node[last] = value
+    return data
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        UPSKILL02_META,
+        _variant(metadata__version=1),
+        _variant(metadata__version=None),
+        _variant(metadata__generated_at="yesterday"),
+        _variant(metadata__generated_at="2026-01-12T10:31:07Z"),
+        _variant(tests__0__id="a"),
+        _variant(tests__0__expected={"contains": None}),
+        _variant(tests__0__expected={"contains": "x", "regex": "y"}),
+        _variant(tests__1__context={"files": {}, "env": {}}),
+        EARLIER,
+    ],
+)
+def test_the_compat_warning_agrees_with_upskill02s_reader(tmp_path: Path, data: Any) -> None:
+    from pydantic import ValidationError
+
+    from upskill_hub.skill.testcases import upskill_load_problems
+
+    path = tmp_path / "skill_meta.json"
+    path.write_text(json.dumps(data))
+    try:
+        upskill02.load_skill_meta(path)
+        refused = False
+    except ValidationError:
+        refused = True
+    assert bool(upskill_load_problems(data)) == refused

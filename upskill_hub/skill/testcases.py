@@ -324,19 +324,34 @@ def suite_from_obj(data: Any, source: str = "tests") -> TestSuite:
     return TestSuite(cases=cases, metadata=metadata)
 
 
+def _is_iso_datetime(text: str) -> bool:
+    from datetime import datetime
+
+    try:
+        datetime.fromisoformat(text)
+    except ValueError:
+        return False
+    return True
+
+
 _UPSKILL_CASE_KEYS = frozenset({"input", "context", "expected", *UPSKILL_CASE_FIELDS})
 
 
 def upskill_load_problems(data: Any) -> list[str]:
     """Why upskill 0.2.1's ``Skill.load`` (or its ``--tests`` reader) would refuse ``data``, an
     upskill-shaped object: its ``TestCase`` forbids unknown keys and requires ``expected``
-    with ``contains``; ``metadata.version`` must be a string. Empty when it loads. (The checks
+    with ``contains``; ``metadata.version`` must be a string and ``generated_at`` a date and
+    time. Empty when it loads. (The checks
     our reader shares, such as a string ``input``, are refused before this runs.)"""
     problems: list[str] = []
     if isinstance(data, dict):
         meta = data.get("metadata")
-        if isinstance(meta, dict) and "version" in meta and not isinstance(meta["version"], str):
-            problems.append("metadata.version is not a string")
+        if isinstance(meta, dict):
+            if "version" in meta and not isinstance(meta["version"], str):
+                problems.append("metadata.version is not a string")
+            when = meta.get("generated_at")
+            if isinstance(when, str) and not _is_iso_datetime(when):
+                problems.append("metadata.generated_at is not an ISO 8601 date and time")
         raw = data.get("tests", data.get("cases", []))
         key = "tests" if "tests" in data else "cases"
     else:
