@@ -144,3 +144,14 @@ def test_no_links_no_new_output(tmp_path: Path, fmt: str) -> None:
     done = run_cli("validate", str(tmp_path / "pack"), "--format", fmt)
     assert done.returncode == 0
     assert "skipped" not in done.stdout and "links_not_followed" not in done.stdout
+
+
+def test_the_readme_lists_every_rule_id() -> None:
+    from tests.cli_runner import REPO
+    from upskill_hub.skill import RULES
+
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    start = readme.index("Rule ids: ")
+    listed = readme[start : readme.index("Where it differs from the reference", start)]
+    missing = [rule for rule in RULES if f"`{rule}`" not in listed]
+    assert not missing
