@@ -155,3 +155,9 @@ def test_the_readme_lists_every_rule_id() -> None:
     listed = readme[start : readme.index("Where it differs from the reference", start)]
     missing = [rule for rule in RULES if f"`{rule}`" not in listed]
     assert not missing
+
+
+def test_the_frontmatter_schema_lists_every_extension_field() -> None:
+    from upskill_hub.skill.schemas import load_schema
+
+    assert set(EXTENSION_FIELDS) <= set(load_schema("frontmatter")["properties"])
