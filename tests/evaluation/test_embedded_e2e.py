@@ -10,16 +10,16 @@ import json
 from pathlib import Path
 
 from tests.cli_runner import REPO, run_cli
+from upskill_hub.skill.testcases import TestSuite, read_suite, write_suite
 
 SKILL = REPO / "skills" / "kernel-builder-cuda-kernels"
 
 
 def test_quickstart_eval_on_the_embedded_model(tmp_path: Path) -> None:
-    meta = json.loads((SKILL / "skill_meta.json").read_text())
-    by_id = {case["id"]: case for case in meta["tests"]}
+    by_id = {case.id: case for case in read_suite(SKILL / "skill_meta.json").cases}
     cases = [by_id["h100-capability-string"], by_id["build-toml-h100-only"]]
     tests = tmp_path / "tests.json"
-    tests.write_text(json.dumps({"tests": cases}))
+    write_suite(tests, TestSuite(cases))
 
     result = run_cli(
         "eval",

@@ -169,7 +169,7 @@ def test_run_folder_contents_and_no_secret(
     assert info["reproduce"].startswith("upskill-hub eval ")
     assert "--model fake-model" in info["reproduce"] and "--base-url" in info["reproduce"]
     tests = json.loads((result.run_dir / "tests.json").read_text())
-    assert [t["id"] for t in tests["tests"]] == ["case-0", "case-1", "judged"]
+    assert [t["id"] for t in tests["upskill_hub"]["tests"]] == ["case-0", "case-1", "judged"]
     summary = json.loads((result.run_dir / "summary.json").read_text())
     assert summary["complete"] is True and summary["samples"] == 6
     # the judge (the same fake model, called without the skill) answers "Unknown." -> error

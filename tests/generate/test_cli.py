@@ -19,6 +19,7 @@ from tests.generate.scripted import (
     overflowing_students,
     skill_answer,
 )
+from tests.support import upskill02
 from tests.support.llm_servers import FakeLLMServer, anthropic_server, openai_server
 
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -156,9 +157,10 @@ def test_from_skill_folder_keeps_its_tests(tmp_path: Path) -> None:
     skill_dir = tmp_path / "out" / "item-codes"  # the name is kept
     assert out["skill_dir"] == str(skill_dir)
     data = json.loads((skill_dir / "skill_meta.json").read_text())
-    assert [t["id"] for t in data["tests"]] == ["item-1", "item-3"]
+    assert [t["id"] for t in data["upskill_hub"]["tests"]] == ["item-1", "item-3"]
     # a lone "contains" is written in upskill's own shape (skill.testcases, so upskill runs it)
     assert data["tests"][0]["expected"] == {"contains": "CODE-1"}
+    upskill02.load_skill_meta(skill_dir / "skill_meta.json")  # upskill 0.2's reader loads it
     md = data["metadata"]
     assert md["version"] == "1.2.0"
     assert md["dropped_tests"] == [
@@ -186,7 +188,7 @@ def test_from_skill_folder_in_place_keeps_original_when_worse(tmp_path: Path) ->
     assert out["stop_reason"] == "plateau"
     assert "Version OLD." in (source / "SKILL.md").read_text()
     meta = json.loads((source / "skill_meta.json").read_text())
-    assert [t["id"] for t in meta["tests"]] == ["item-1", "item-2"]
+    assert [t["id"] for t in meta["upskill_hub"]["tests"]] == ["item-1", "item-2"]
     assert meta["metadata"]["lift_history"][1]["accepted"] is False
 
 

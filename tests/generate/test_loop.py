@@ -99,7 +99,7 @@ def test_invalid_answer_is_sent_back_then_valid_answer_is_used(
     assert result.skill_dir == tmp_path / "skills" / "item-codes"
     assert validate_skill(result.skill_dir).valid
     meta = meta_of(result.skill_dir)
-    assert [t["id"] for t in meta["tests"]] == ["item-1", "item-2"]  # type: ignore[index,union-attr]
+    assert [t["id"] for t in meta["upskill_hub"]["tests"]] == ["item-1", "item-2"]  # type: ignore[index,union-attr,call-overload]
     md = meta["metadata"]
     assert md["teacher"] == "anthropic:fake-teacher"  # type: ignore[index]
     assert md["students"] == ["fake-model"]  # type: ignore[index]

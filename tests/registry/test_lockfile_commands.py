@@ -243,7 +243,7 @@ def test_verify_lists_a_file_once_for_symlinked_agents(
     assert text.code == 1 and text.stdout.count("SKILL.md") == 1
 
 
-@pytest.mark.parametrize("deleted", [[".claude"], [".claude", ".codex"]])
+@pytest.mark.parametrize("deleted", [[".claude"], [".claude", ".cursor"]])
 def test_frozen_install_restores_after_the_canonical_copy_is_deleted(
     run_cli: Callable[..., CliResult],
     pushed: tuple[str, str],
@@ -252,13 +252,13 @@ def test_frozen_install_restores_after_the_canonical_copy_is_deleted(
 ) -> None:
     repo_id, _ = pushed
     name = repo_id.split("/")[1]
-    pulled = run_cli("pull", repo_id, "--agent", "claude", "--agent", "codex", cwd=project)
+    pulled = run_cli("pull", repo_id, "--agent", "claude", "--agent", "cursor", cwd=project)
     assert pulled.code == 0, pulled.stderr
     lock_before = (project / LOCK_FILENAME).read_bytes()
     for folder in deleted:
         shutil.rmtree(project / folder)
-    link = project / ".codex" / "skills" / name
-    assert link.is_symlink() != (".codex" in deleted)  # dangling when only .claude went
+    link = project / ".cursor" / "skills" / name
+    assert link.is_symlink() != (".cursor" in deleted)  # dangling when only .claude went
     result = run_cli("install", "--frozen", cwd=project)
     assert result.code == 0, result.stderr
     assert (project / LOCK_FILENAME).read_bytes() == lock_before
@@ -273,9 +273,9 @@ def test_a_link_to_something_else_is_still_refused(
 ) -> None:
     repo_id, _ = pushed
     name = repo_id.split("/")[1]
-    pull(repo_id, agents=["claude", "codex"], project_root=project)
+    pull(repo_id, agents=["claude", "cursor"], project_root=project)
     shutil.rmtree(project / ".claude")
-    link = project / ".codex" / "skills" / name
+    link = project / ".cursor" / "skills" / name
     link.unlink()
     link.symlink_to(tmp_path / "elsewhere", target_is_directory=True)
     with pytest.raises(LocalModifications, match="symlink"):

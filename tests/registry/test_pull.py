@@ -38,16 +38,16 @@ def test_pull_installs_into_claude_and_locks_the_commit(
 def test_agents_get_one_copy_and_symlinks(pushed: tuple[str, str], project: Path) -> None:
     repo_id, _ = pushed
     name = repo_id.split("/")[1]
-    pull(repo_id, agents=["agents", "claude", "codex"], project_root=project)
+    pull(repo_id, agents=["agents", "claude", "cursor"], project_root=project)
     canonical = project / ".agents" / "skills" / name
     assert canonical.is_dir() and not canonical.is_symlink()
-    for other in (".claude", ".codex"):
+    for other in (".claude", ".cursor"):
         link = project / other / "skills" / name
         assert link.is_symlink() and link.resolve() == canonical.resolve()
     assert read_lock(project).skills[name].targets == [
         f".agents/skills/{name}",
         f".claude/skills/{name}",
-        f".codex/skills/{name}",
+        f".cursor/skills/{name}",
     ]
 
 

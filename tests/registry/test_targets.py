@@ -1,18 +1,27 @@
-"""Agent install locations and project-root discovery."""
+"""Agent install locations and project-root discovery.
+
+The expected folders are those each agent documents (README, "Install", cites the sources).
+"""
 
 from __future__ import annotations
 
+import json
+import shutil
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
+from tests.registry.conftest import CliResult
 from upskill_hub.errors import UsageError
+from upskill_hub.registry.lock import LOCK_FILENAME, read_lock
 from upskill_hub.registry.targets import AGENTS, find_project_root, skills_dirs
 
 EXPECTED = {
     "claude": (".claude/skills", ".claude/skills"),
     "agents": (".agents/skills", ".agents/skills"),
-    "codex": (".codex/skills", ".codex/skills"),
+    # Codex reads the shared .agents folders only, not .codex/skills
+    "codex": (".agents/skills", ".agents/skills"),
     "cursor": (".cursor/skills", ".cursor/skills"),
     "copilot": (".github/skills", ".copilot/skills"),
     "gemini": (".gemini/skills", ".gemini/skills"),
@@ -48,7 +57,7 @@ def test_default_agent_is_claude(home: Path, tmp_path: Path) -> None:
 def test_config_dir_variables(home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(tmp_path / "claude-cfg"))
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg"))
-    monkeypatch.setenv("CODEX_HOME", "~/codex-home")
+    monkeypatch.setenv("CODEX_HOME", "~/codex-home")  # Codex keeps config there, not skills
     got = skills_dirs(
         ["claude", "opencode", "goose", "codex", "cursor"], project_root=tmp_path, global_=True
     )
@@ -56,7 +65,7 @@ def test_config_dir_variables(home: Path, tmp_path: Path, monkeypatch: pytest.Mo
         tmp_path / "claude-cfg/skills",
         tmp_path / "xdg/opencode/skills",
         tmp_path / "xdg/goose/skills",
-        home / "codex-home/skills",
+        home / ".agents/skills",
         home / ".cursor/skills",
     ]
     # project installs ignore them
@@ -102,3 +111,42 @@ def test_find_project_root(tmp_path: Path) -> None:
     sub.mkdir()
     (sub / ".git").write_text("gitdir: ../../.git/modules/vendored\n")  # submodule/worktree
     assert find_project_root(sub / ".") == sub
+
+
+def test_codex_and_the_shared_convention_are_one_folder(tmp_path: Path) -> None:
+    assert skills_dirs(["codex", "agents"], project_root=tmp_path) == [tmp_path / ".agents/skills"]
+
+
+def test_a_lock_from_before_the_codex_fix_still_reads_and_removes(
+    run_cli: Callable[..., CliResult], pushed: tuple[str, str], project: Path
+) -> None:
+    """Earlier releases installed ``--agent codex`` into ``.codex/skills`` (a symlink to the
+    canonical copy) and locked that target: such a lock stays valid, and ``remove`` deletes
+    the old folder too; a new pull never writes there."""
+    repo_id, _ = pushed
+    name = repo_id.split("/")[1]
+    assert run_cli("pull", repo_id, "--agent", "claude", "--agent", "codex", cwd=project).code == 0
+    assert not (project / ".codex").exists()
+    assert read_lock(project).skills[name].targets == [
+        f".claude/skills/{name}",
+        f".agents/skills/{name}",
+    ]
+    # the lock and folders as the earlier release left them
+    shutil.rmtree(project / ".agents")
+    old = project / ".codex" / "skills" / name
+    old.parent.mkdir(parents=True)
+    old.symlink_to(project / ".claude" / "skills" / name, target_is_directory=True)
+    lock = json.loads((project / LOCK_FILENAME).read_text())
+    lock["skills"][name]["targets"] = [f".claude/skills/{name}", f".codex/skills/{name}"]
+    (project / LOCK_FILENAME).write_text(json.dumps(lock))
+    listed = run_cli("list", "--format", "json", cwd=project)
+    assert listed.code == 0, listed.stderr
+    assert run_cli("verify", cwd=project).code == 0
+    old.unlink()
+    restored = run_cli("install", "--frozen", cwd=project)
+    assert restored.code == 0, restored.stderr
+    assert old.is_symlink() and (old / "SKILL.md").is_file()
+    removed = run_cli("remove", name, cwd=project)
+    assert removed.code == 0, removed.stderr
+    assert not old.exists() and not old.is_symlink()
+    assert not (project / ".claude" / "skills" / name).exists()

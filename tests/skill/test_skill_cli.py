@@ -152,8 +152,9 @@ def test_bundled_skill_meta_is_in_canonical_form() -> None:
     path = REPO / "skills" / "kernel-builder-cuda-kernels" / "skill_meta.json"
     assert dump_suite(read_suite(path)) == path.read_text()
     data = json.loads(path.read_text())
-    upskill_shaped = [c["expected"]["contains"] for c in data["tests"] if "expected" in c]
-    assert upskill_shaped and all(isinstance(v, str) for v in upskill_shaped)
+    # every case in upskill's shape; ids and typed assertions beside them (see testcases.py)
+    assert all(set(c) <= {"input", "context", "expected"} for c in data["tests"])
+    assert len(data["upskill_hub"]["tests"]) == len(data["tests"])
 
 
 def test_control_characters_in_frontmatter_are_an_error_and_never_printed(tmp_path: Path) -> None:

@@ -29,13 +29,28 @@ def print_validation(paths: Sequence[Path], output_format: str) -> int:
     """Validate every skill at or under ``paths``, print the result; the exit code (0 or 1)."""
     from upskill_hub.skill import discover_skills, validate_skill
 
-    skill_dirs = [d for path in paths for d in discover_skills(Path(path))]
+    # links that leave a folder given are not followed (they could be anywhere): named instead
+    links_out: list[tuple[Path, Path]] = []
+    skill_dirs = [
+        d
+        for path in paths
+        for d in discover_skills(Path(path), follow_links=True, links_out=links_out)
+    ]
     reports = [validate_skill(d) for d in skill_dirs]
     all_valid = all(r.valid for r in reports)
     if output_format == "json":
-        print_json({"valid": all_valid, "skills": [r.to_dict() for r in reports]})
+        data: dict[str, object] = {"valid": all_valid, "skills": [r.to_dict() for r in reports]}
+        if links_out:
+            data["links_not_followed"] = [
+                {"path": str(link), "target": str(target)} for link, target in links_out
+            ]
+        print_json(data)
         return 0 if all_valid else 1
-    lines = []
+    lines = [
+        f"{_styled('skipped', 'yellow')} {strip_control(link)}: a link to "
+        f"{strip_control(target)}, outside the folder given; validate that folder itself"
+        for link, target in links_out
+    ]
     for report in reports:
         label = strip_control(report.name or report.path.name)
         status = _styled("valid", "green") if report.valid else _styled("invalid", "red")

@@ -1,4 +1,11 @@
-"""Where each coding agent reads skills (project folder and user folder), and the project root."""
+"""Where each coding agent reads skills (project folder and user folder), and the project root.
+
+The table follows each agent's documentation (sources in the README, "Install"). Codex reads
+the shared ``.agents/skills`` (project, from the working directory up to the repository root)
+and ``~/.agents/skills``; it does not read ``.codex/skills``, where earlier releases of this
+tool installed it. Those folders stay valid lock targets (:data:`LEGACY_TARGETS`), so an older
+lock still reads, and ``remove`` still deletes what it installed there.
+"""
 
 from __future__ import annotations
 
@@ -53,7 +60,7 @@ AGENTS: dict[str, AgentTarget] = {
             "~/.claude",
         ),
         AgentTarget("agents", "shared .agents convention", ".agents/skills", "~/.agents/skills"),
-        AgentTarget("codex", "Codex", ".codex/skills", "~/.codex/skills", "CODEX_HOME", "~/.codex"),
+        AgentTarget("codex", "Codex", ".agents/skills", "~/.agents/skills"),
         AgentTarget("cursor", "Cursor", ".cursor/skills", "~/.cursor/skills"),
         AgentTarget("copilot", "GitHub Copilot", ".github/skills", "~/.copilot/skills"),
         AgentTarget("gemini", "Gemini CLI", ".gemini/skills", "~/.gemini/skills"),
@@ -76,6 +83,19 @@ AGENTS: dict[str, AgentTarget] = {
         AgentTarget("windsurf", "Windsurf", ".windsurf/skills", "~/.codeium/windsurf/skills"),
     )
 }
+
+
+#: Folders earlier releases of this tool installed into, which the agent does not read (Codex's
+#: documentation names only ``.agents/skills``): accepted in locks, never installed into anew.
+LEGACY_TARGETS: tuple[AgentTarget, ...] = (
+    AgentTarget(
+        "codex", "Codex (old folder)", ".codex/skills", "~/.codex/skills", "CODEX_HOME", "~/.codex"
+    ),
+)
+
+
+def _known_folders() -> tuple[AgentTarget, ...]:
+    return (*AGENTS.values(), *LEGACY_TARGETS)
 
 
 #: Other names agents go by (``--agent claude-code`` is Claude Code).
@@ -132,7 +152,7 @@ def lock_target_entries(name: str, project_root: Path) -> set[str]:
     from upskill_hub.registry.lock import target_entry
 
     entries: set[str] = set()
-    for agent in AGENTS.values():
+    for agent in _known_folders():
         entries.add(f"{agent.project_dir}/{name}")
         entries.add(f"{agent.user_dir}/{name}")
         entries.add(target_entry(agent.user_path() / name, project_root))
@@ -149,7 +169,7 @@ def is_project_folder(folder: Path, project_root: Path) -> bool:
 def is_agent_folder(folder: Path, project_root: Path) -> bool:
     """Whether ``folder`` is one of the agents' skills folders (project or user)."""
     path = Path(os.path.normpath(Path(folder).expanduser().absolute()))
-    for agent in AGENTS.values():
+    for agent in _known_folders():
         known = (
             agent.project_path(project_root),
             agent.user_path(),
@@ -174,7 +194,7 @@ def confinement_problem(folder: Path, project_root: Path) -> str | None:
         what = f"the project ({project_root})"
     else:
         scopes = [os.path.realpath(Path.home())]
-        scopes += [os.path.realpath(a.user_path()) for a in AGENTS.values()]
+        scopes += [os.path.realpath(a.user_path()) for a in _known_folders()]
         what = "your home folder"
     for scope in scopes:
         if real == scope or real.startswith(scope.rstrip(os.sep) + os.sep):

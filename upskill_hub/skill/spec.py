@@ -19,19 +19,33 @@ from upskill_hub.json_input import JsonInputError, parse_json
 from upskill_hub.skill.findings import Finding, Severity
 from upskill_hub.skill.frontmatter import parse_skill_md
 from upskill_hub.skill.model import SKILL_FILENAME, read_skill_md_text, skill_dir_of
-from upskill_hub.skill.testcases import META_FILENAME, is_upskill_shape, suite_from_obj
+from upskill_hub.skill.testcases import (
+    HUB_KEY,
+    META_FILENAME,
+    is_upskill_shape,
+    suite_from_obj,
+    upskill_load_problems,
+)
 
 SPEC_FIELDS = ("name", "description", "license", "compatibility", "metadata", "allowed-tools")
 
 #: Fields agents document beyond the spec: a warning naming the agent, not an error.
+#: Claude Code's list is that of its skills documentation (README, "Check: validate").
 EXTENSION_FIELDS: dict[str, str] = {
-    "argument-hint": "Claude Code",
-    "disable-model-invocation": "Claude Code",
-    "user-invocable": "Claude Code",
-    "model": "Claude Code",
-    "context": "Claude Code",
-    "agent": "Claude Code",
-    "hooks": "Claude Code",
+    key: "Claude Code"
+    for key in (
+        "when_to_use",
+        "argument-hint",
+        "disable-model-invocation",
+        "user-invocable",
+        "model",
+        "effort",
+        "context",
+        "agent",
+        "hooks",
+        "paths",
+        "shell",
+    )
 }
 
 NAME_MAX = 64
@@ -47,6 +61,7 @@ RULES: dict[str, str] = {
     "file.not-regular": "SKILL.md is a regular file (not a directory, pipe or device)",
     "file.unreadable": "SKILL.md can be read (no symlink loop, permissions, size limit)",
     "file.encoding": "SKILL.md is UTF-8",
+    "file.bom": "(warning) SKILL.md does not start with a UTF-8 byte order mark",
     "frontmatter.missing": "SKILL.md starts with --- frontmatter",
     "frontmatter.unclosed": "the frontmatter is closed by a --- line",
     "frontmatter.yaml": "the frontmatter is valid YAML, not nested too deep nor an alias bomb",
@@ -67,6 +82,7 @@ RULES: dict[str, str] = {
     "description.missing": "description is present",
     "description.type": "description is a non-empty string",
     "description.length": "description is at most 1024 characters",
+    "description.angle-brackets": "(warning) description holds no < or > (agents get it in XML)",
     "license.type": "license is a string",
     "compatibility.type": "compatibility is a string",
     "compatibility.length": "compatibility is 1-500 characters",
@@ -80,6 +96,7 @@ RULES: dict[str, str] = {
     "meta.json": "skill_meta.json is valid JSON",
     "meta.schema": "skill_meta.json matches schemas/skill_meta.schema.json",
     "meta.unknown-shape": "(warning) skill_meta.json in another tool's format is ignored",
+    "meta.upskill-compat": "(warning) upskill 0.2 can load skill_meta.json",
 }
 
 
@@ -246,6 +263,14 @@ def _check_description(fm: dict[str, Any], out: _Collector) -> None:
             "description.length",
             f"Description exceeds {DESCRIPTION_MAX} character limit ({len(desc)} chars)",
             key="description",
+        )
+    if isinstance(desc, str) and ("<" in desc or ">" in desc):
+        out.add(
+            "description.angle-brackets",
+            "Description contains < or >: agents receive it inside <available_skills> XML and "
+            "Anthropic's skill packager refuses it; reword it",
+            key="description",
+            severity="warning",
         )
 
 
@@ -418,6 +443,23 @@ def _check_meta(skill_dir: Path, out: _Collector) -> None:
             suite_from_obj(data, META_FILENAME)
         except InvalidTestFile as exc:
             out.add("meta.schema", str(exc).removeprefix(f"{META_FILENAME}: "), file=META_FILENAME)
+            return
+        for reason in upskill_load_problems(data)[:3]:
+            out.add(
+                "meta.upskill-compat",
+                f"upskill 0.2 cannot load this file: {reason} (upskill-hub writes ids and typed "
+                f"assertions under '{HUB_KEY}'; see README, Test cases)",
+                severity="warning",
+                file=META_FILENAME,
+            )
+
+
+def _starts_with_bom(path: Path) -> bool:
+    try:
+        with path.open("rb") as handle:
+            return handle.read(3) == b"\xef\xbb\xbf"
+    except OSError:
+        return False
 
 
 def _file_finding(rule: str, message: str, line: int | None = None) -> Finding:
@@ -458,6 +500,17 @@ def validate_skill(path: Path) -> SkillReport:
         rule = "file.encoding" if "UTF-8" in message else "file.unreadable"
         report.findings.append(_file_finding(rule, message))
         return report
+    if _starts_with_bom(skill_md):
+        report.findings.append(
+            Finding(
+                "file.bom",
+                "warning",
+                "SKILL.md starts with a UTF-8 byte order mark: read here, but the reference "
+                "validator (skills-ref) finds no frontmatter; save it without the BOM",
+                SKILL_FILENAME,
+                1,
+            )
+        )
     parsed = parse_skill_md(text)
     report.findings.extend(parsed.findings)
     fm = parsed.frontmatter

@@ -1,20 +1,27 @@
-"""Test cases for a skill: read every format upskill uses, write one canonical form.
+"""Test cases for a skill: read every format upskill uses, write one that upskill 0.2 loads.
 
-Accepted on read (upskill 0.1/0.2 shapes):
+Accepted on read:
 
-* ``skill_meta.json`` as ``{"metadata": {...}, "tests": [...]}``,
-* ``{"cases": [...]}``,
-* a bare list of cases.
+* ``skill_meta.json`` as ``{"metadata": {...}, "tests": [...]}`` (upskill 0.2; ``null`` metadata
+  values, which upskill's ``Skill.save`` writes for every unset key, mean absent),
+* ``{"cases": [...]}`` and a bare list of cases (upskill 0.1's ``--tests`` file),
+* our own earlier layout, with ``id`` and ``assertions`` inside each test.
 
-A case is ``{"input": str, "context": {"files": {name: content}}, "expected": {"contains": str |
-[str]}}`` (upskill) and may carry an ``id`` and an ``assertions`` list (ours). The canonical form
-written back is::
+An upskill case is ``{"input": str, "context": {"files": {name: content}}, "expected":
+{"contains": str | [str]}, "output_file", "validator", "validator_config"}``. upskill 0.2's
+``TestCase`` forbids any other key and requires ``expected``, so what upskill cannot express
+(a case's id and its typed assertions) is written beside ``tests``, under a top-level key
+upskill ignores, paired with ``tests`` by position::
 
-    {"metadata": {...}, "tests": [{"id": ..., "input": ..., "context": {"files": {...}},
-                                   "assertions": [{"type": "regex", "pattern": ...}, ...]}]}
+    {"metadata": {...},
+     "tests": [{"input": ..., "context": {"files": {...}}, "expected": {"contains": [...]}}],
+     "upskill_hub": {"tests": [{"id": ..., "assertions": [{"type": "regex", ...}, ...]}]}}
 
-except that a case checked by exactly one plain ``contains`` keeps upskill's own shape,
-``"expected": {"contains": [...]}``, so upskill 0.2.1 can run those cases too.
+``tests[i].expected.contains`` is upskill's view of case *i*: the strings of its plain
+``contains`` assertions (one string is written as a string, so upskill 0.1 grades it too; none
+is ``[]``, which upskill counts as a pass). ``upskill_hub.tests[i].assertions``, when present, is
+the complete list of checks of case *i*, and ``expected`` is then not read; it is left out when
+``expected.contains`` says everything (one plain ``contains``).
 
 Assertion specs stay plain JSON objects here (``{"type": ..., ...}``): this package knows nothing
 of how they are graded (that is ``upskill_hub.evaluation.assertions``), only their shape, which
@@ -33,6 +40,10 @@ from upskill_hub.errors import InvalidTestFile
 from upskill_hub.json_input import JsonInputError, parse_json
 
 META_FILENAME = "skill_meta.json"
+#: The top-level key of skill_meta.json holding what upskill cannot express (upskill ignores it).
+HUB_KEY = "upskill_hub"
+#: upskill 0.2's own optional case fields (its custom validators): kept as they are, not run.
+UPSKILL_CASE_FIELDS = ("output_file", "validator", "validator_config")
 
 AssertionSpec = dict[str, Any]
 
@@ -50,6 +61,12 @@ ASSERTION_TYPES = (
 )
 
 
+def _is_contains(spec: AssertionSpec) -> bool:
+    """A ``contains`` assertion: every value appears (upskill's own check when case-insensitive;
+    a case-sensitive one implies it)."""
+    return spec.get("type") == "contains" and set(spec) <= {"type", "values", "case_sensitive"}
+
+
 @dataclass(frozen=True)
 class TestCase:
     """One task for the model plus the assertions its answer must satisfy."""
@@ -60,23 +77,57 @@ class TestCase:
     input: str
     files: dict[str, str] = field(default_factory=dict)
     assertions: tuple[AssertionSpec, ...] = ()
+    #: upskill 0.2's ``output_file`` / ``validator`` / ``validator_config`` when set: written
+    #: back unchanged (upskill-hub does not run upskill's validators).
+    upskill_fields: dict[str, Any] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
-        """The canonical form. A case checked by one plain ``contains`` of one string is written
-        in upskill's own shape, ``"expected": {"contains": "text"}`` (a string: upskill 0.1/0.2
-        grade with ``contains.lower()``, so a list would error there), so upskill runs it too;
-        every other case uses ``assertions``."""
+        """The case as one self-contained object (ids and typed assertions inline, as run
+        comparisons and the generate prompt use it). Files use :meth:`TestSuite.to_dict`."""
         data: dict[str, Any] = {"id": self.id, "input": self.input}
         if self.files:
             data["context"] = {"files": dict(self.files)}
-        if len(self.assertions) == 1 and set(self.assertions[0]) == {"type", "values"}:
-            (only,) = self.assertions
-            values = only["values"]
-            value = values if isinstance(values, str) else values[0] if len(values) == 1 else None
-            if only["type"] == "contains" and isinstance(value, str):
-                data["expected"] = {"contains": value}
-                return data
         data["assertions"] = [dict(a) for a in self.assertions]
+        data.update(self.upskill_fields)
+        return data
+
+    def expected_contains(self) -> list[str]:
+        """The strings upskill checks for this case: those of its ``contains`` assertions."""
+        out: list[str] = []
+        for spec in self.assertions:
+            if _is_contains(spec):
+                values = spec["values"]
+                out.extend([values] if isinstance(values, str) else values)
+        return out
+
+    def said_by_expected(self) -> bool:
+        """Whether upskill's ``expected.contains`` holds every check of this case."""
+        if len(self.assertions) != 1:
+            return False
+        (only,) = self.assertions
+        return (
+            set(only) == {"type", "values"}
+            and only["type"] == "contains"
+            and bool(self.expected_contains())
+        )
+
+    def upskill_dict(self) -> dict[str, Any]:
+        """The case as upskill 0.2's ``TestCase`` reads it (no other keys: it forbids them)."""
+        data: dict[str, Any] = {"input": self.input}
+        if self.files:
+            data["context"] = {"files": dict(self.files)}
+        contains = self.expected_contains()
+        # one string stays a string: upskill 0.1 grades ``contains.lower()``, 0.2 takes both
+        data["expected"] = {"contains": contains[0] if len(contains) == 1 else contains}
+        data.update(self.upskill_fields)
+        return data
+
+    def hub_dict(self) -> dict[str, Any]:
+        """This case's entry of ``upskill_hub.tests``: its id, and its assertions unless
+        ``expected.contains`` already says all of them."""
+        data: dict[str, Any] = {"id": self.id}
+        if not self.said_by_expected():
+            data["assertions"] = [dict(a) for a in self.assertions]
         return data
 
 
@@ -90,7 +141,13 @@ class TestSuite:
     metadata: dict[str, Any] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
-        return {"metadata": dict(self.metadata), "tests": [c.to_dict() for c in self.cases]}
+        """The file form: upskill 0.2 loads ``metadata`` and ``tests``; ids and typed assertions
+        go under :data:`HUB_KEY`, paired with ``tests`` by position."""
+        return {
+            "metadata": {k: v for k, v in self.metadata.items() if v is not None},
+            "tests": [c.upskill_dict() for c in self.cases],
+            HUB_KEY: {"tests": [c.hub_dict() for c in self.cases]},
+        }
 
 
 def _slug(text: str, limit: int = 40) -> str:
@@ -106,50 +163,103 @@ def _as_str_list(value: Any, where: str) -> list[str]:
     raise InvalidTestFile(f"{where}: expected a string or a list of strings")
 
 
-def _case_from_obj(obj: Any, index: int, source: str, used_ids: set[str]) -> TestCase:
-    where = f"{source}: tests[{index}]"
-    if not isinstance(obj, dict):
-        raise InvalidTestFile(f"{where}: a test case must be an object")
-    text = obj.get("input")
-    if not isinstance(text, str) or not text.strip():
-        raise InvalidTestFile(f"{where}.input: must be a non-empty string")
-    files: dict[str, str] = {}
+def _files_of(obj: dict[str, Any], where: str) -> dict[str, str]:
     context = obj.get("context")
-    if context is not None:
-        if not isinstance(context, dict):
-            raise InvalidTestFile(f"{where}.context: must be an object")
-        raw_files = context.get("files", {})
-        if not isinstance(raw_files, dict) or not all(
-            isinstance(k, str) and isinstance(v, str) for k, v in raw_files.items()
-        ):
-            raise InvalidTestFile(f"{where}.context.files: must map file names to strings")
-        files = dict(raw_files)
-    assertions: list[AssertionSpec] = []
-    expected = obj.get("expected")
-    if expected is not None:
-        if not isinstance(expected, dict):
-            raise InvalidTestFile(f"{where}.expected: must be an object")
-        if "contains" in expected:
-            values = _as_str_list(expected["contains"], f"{where}.expected.contains")
-            assertions.append({"type": "contains", "values": values})
-    raw_assertions = obj.get("assertions", [])
-    if not isinstance(raw_assertions, list):
-        raise InvalidTestFile(f"{where}.assertions: must be a list")
-    for j, spec in enumerate(raw_assertions):
+    if context is None:
+        return {}
+    if not isinstance(context, dict):
+        raise InvalidTestFile(f"{where}.context: must be an object")
+    raw_files = context.get("files")
+    if raw_files is None:
+        return {}
+    if not isinstance(raw_files, dict) or not all(
+        isinstance(k, str) and isinstance(v, str) for k, v in raw_files.items()
+    ):
+        raise InvalidTestFile(f"{where}.context.files: must map file names to strings")
+    return dict(raw_files)
+
+
+def _upskill_fields(obj: dict[str, Any], where: str) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for key in UPSKILL_CASE_FIELDS:
+        value = obj.get(key)
+        if value is None:
+            continue
+        ok = (
+            isinstance(value, dict)
+            and all(
+                isinstance(k, str) and isinstance(v, str | int | float | bool)
+                for k, v in value.items()
+            )
+            if key == "validator_config"
+            else isinstance(value, str)
+        )
+        if not ok:
+            what = (
+                "an object of strings, numbers and booleans"
+                if key == "validator_config"
+                else ("a string")
+            )
+            raise InvalidTestFile(f"{where}.{key}: must be {what}")
+        out[key] = value
+    return out
+
+
+def _assertion_list(raw: Any, where: str) -> list[AssertionSpec]:
+    if not isinstance(raw, list):
+        raise InvalidTestFile(f"{where}: must be a list")
+    out: list[AssertionSpec] = []
+    for j, spec in enumerate(raw):
         if not isinstance(spec, dict) or not isinstance(spec.get("type"), str):
-            raise InvalidTestFile(f"{where}.assertions[{j}]: must be an object with a 'type'")
+            raise InvalidTestFile(f"{where}[{j}]: must be an object with a 'type'")
         if spec["type"] not in ASSERTION_TYPES:
             raise InvalidTestFile(
-                f"{where}.assertions[{j}].type: unknown assertion type {spec['type']!r} "
+                f"{where}[{j}].type: unknown assertion type {spec['type']!r} "
                 f"(known: {', '.join(ASSERTION_TYPES)})"
             )
         spec = dict(spec)
         if spec["type"] in ("contains", "contains_any", "not_contains") and "values" in spec:
-            spec["values"] = _as_str_list(spec["values"], f"{where}.assertions[{j}].values")
-        assertions.append(spec)
+            spec["values"] = _as_str_list(spec["values"], f"{where}[{j}].values")
+        out.append(spec)
+    return out
+
+
+def _case_from_obj(
+    obj: Any, index: int, source: str, used_ids: set[str], extra: Any = None
+) -> TestCase:
+    """Case ``index`` of ``tests``; ``extra`` is its ``upskill_hub.tests`` entry, if any."""
+    where = f"{source}: tests[{index}]"
+    hub_where = f"{source}: {HUB_KEY}.tests[{index}]"
+    if not isinstance(obj, dict):
+        raise InvalidTestFile(f"{where}: a test case must be an object")
+    if extra is None:
+        extra = {}
+    elif not isinstance(extra, dict):
+        raise InvalidTestFile(f"{hub_where}: must be an object")
+    text = obj.get("input")
+    if not isinstance(text, str) or not text.strip():
+        raise InvalidTestFile(f"{where}.input: must be a non-empty string")
+    files = _files_of(obj, where)
+    assertions: list[AssertionSpec]
+    if "assertions" in extra:
+        # the complete list: tests[i].expected is only upskill's view of it
+        assertions = _assertion_list(extra["assertions"], f"{hub_where}.assertions")
+    else:
+        assertions = []
+        expected = obj.get("expected")
+        if expected is not None:
+            if not isinstance(expected, dict):
+                raise InvalidTestFile(f"{where}.expected: must be an object")
+            if expected.get("contains") is not None:
+                values = _as_str_list(expected["contains"], f"{where}.expected.contains")
+                if values:
+                    assertions.append({"type": "contains", "values": values})
+        if "assertions" in obj:  # the layout written before upskill_hub existed
+            assertions += _assertion_list(obj["assertions"], f"{where}.assertions")
     if not assertions:
         raise InvalidTestFile(f"{where}: has no assertions (add 'assertions' or 'expected')")
-    case_id = obj.get("id")
+    case_id = extra.get("id", obj.get("id"))
+    id_where = f"{hub_where}.id" if "id" in extra else f"{where}.id"
     if case_id is None:
         case_id = _slug(text)
         base, n = case_id, 2
@@ -157,16 +267,23 @@ def _case_from_obj(obj: Any, index: int, source: str, used_ids: set[str]) -> Tes
             case_id = f"{base}-{n}"
             n += 1
     elif not isinstance(case_id, str) or not case_id:
-        raise InvalidTestFile(f"{where}.id: must be a non-empty string")
+        raise InvalidTestFile(f"{id_where}: must be a non-empty string")
     elif case_id in used_ids:
-        raise InvalidTestFile(f"{where}.id: duplicate test id {case_id!r}")
+        raise InvalidTestFile(f"{id_where}: duplicate test id {case_id!r}")
     used_ids.add(case_id)
-    return TestCase(id=case_id, input=text, files=files, assertions=tuple(assertions))
+    return TestCase(
+        id=case_id,
+        input=text,
+        files=files,
+        assertions=tuple(assertions),
+        upskill_fields=_upskill_fields(obj, where),
+    )
 
 
 def suite_from_obj(data: Any, source: str = "tests") -> TestSuite:
     """Build a :class:`TestSuite` from any accepted JSON shape. ``source`` names it in errors."""
     metadata: dict[str, Any] = {}
+    extras: list[Any] | None = None
     if isinstance(data, list):
         raw_cases = data
     elif isinstance(data, dict):
@@ -176,17 +293,84 @@ def suite_from_obj(data: Any, source: str = "tests") -> TestSuite:
             raw_cases = data["cases"]
         else:
             raw_cases = []
-        meta = data.get("metadata", {})
+        meta = data.get("metadata")
+        if meta is None:
+            meta = {}
         if not isinstance(meta, dict):
             raise InvalidTestFile(f"{source}: 'metadata' must be an object")
-        metadata = dict(meta)
+        # upskill writes every unset metadata key as null: null means absent
+        metadata = {k: v for k, v in meta.items() if v is not None}
+        hub = data.get(HUB_KEY)
+        if hub is not None:
+            if not isinstance(hub, dict) or not isinstance(hub.get("tests", []), list):
+                raise InvalidTestFile(
+                    f"{source}: '{HUB_KEY}' must be an object with a 'tests' list"
+                )
+            extras = hub.get("tests", [])
     else:
         raise InvalidTestFile(f"{source}: expected an object with 'tests' or 'cases', or a list")
     if not isinstance(raw_cases, list):
         raise InvalidTestFile(f"{source}: 'tests' must be a list")
+    if extras is not None and len(extras) != len(raw_cases):
+        raise InvalidTestFile(
+            f"{source}: {HUB_KEY}.tests has {len(extras)} entries but tests has "
+            f"{len(raw_cases)}: they pair by position, so add or remove the matching entry"
+        )
     used: set[str] = set()
-    cases = [_case_from_obj(obj, i, source, used) for i, obj in enumerate(raw_cases)]
+    cases = [
+        _case_from_obj(obj, i, source, used, None if extras is None else extras[i])
+        for i, obj in enumerate(raw_cases)
+    ]
     return TestSuite(cases=cases, metadata=metadata)
+
+
+def _is_iso_datetime(text: str) -> bool:
+    from datetime import datetime
+
+    try:
+        datetime.fromisoformat(text)
+    except ValueError:
+        return False
+    return True
+
+
+_UPSKILL_CASE_KEYS = frozenset({"input", "context", "expected", *UPSKILL_CASE_FIELDS})
+
+
+def upskill_load_problems(data: Any) -> list[str]:
+    """Why upskill 0.2.1's ``Skill.load`` (or its ``--tests`` reader) would refuse ``data``, an
+    upskill-shaped object: its ``TestCase`` forbids unknown keys and requires ``expected``
+    with ``contains``; ``metadata.version`` must be a string and ``generated_at`` a date and
+    time. Empty when it loads. (The checks
+    our reader shares, such as a string ``input``, are refused before this runs.)"""
+    problems: list[str] = []
+    if isinstance(data, dict):
+        meta = data.get("metadata")
+        if isinstance(meta, dict):
+            if "version" in meta and not isinstance(meta["version"], str):
+                problems.append("metadata.version is not a string")
+            when = meta.get("generated_at")
+            if isinstance(when, str) and not _is_iso_datetime(when):
+                problems.append("metadata.generated_at is not an ISO 8601 date and time")
+        raw = data.get("tests", data.get("cases", []))
+        key = "tests" if "tests" in data else "cases"
+    else:
+        raw, key = data, "tests"
+    for i, case in enumerate(raw if isinstance(raw, list) else []):
+        if not isinstance(case, dict):
+            continue
+        extra = sorted(set(case) - _UPSKILL_CASE_KEYS)
+        if extra:
+            problems.append(f"{key}[{i}] has keys it refuses ({', '.join(extra)})")
+        expected = case.get("expected")
+        if not isinstance(expected, dict) or expected.get("contains") is None:
+            problems.append(f"{key}[{i}] has no expected.contains")
+        elif set(expected) != {"contains"}:
+            problems.append(f"{key}[{i}].expected has keys other than contains")
+        context = case.get("context")
+        if isinstance(context, dict) and set(context) - {"files"}:
+            problems.append(f"{key}[{i}].context has keys other than files")
+    return problems
 
 
 def is_upskill_shape(data: Any) -> bool:
