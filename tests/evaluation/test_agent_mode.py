@@ -334,11 +334,14 @@ def test_cli_agent_flag_errors(cli_skill: Path, flags: list[str], message: str) 
 
 
 def test_cli_embedded_model_in_agent_mode_is_one_line(cli_skill: Path, tmp_path: Path) -> None:
-    for extra in (["--mode", "agent"], ["--triggers", str(tmp_path / "q.json")]):
+    for extra, blamed in (
+        (["--mode", "agent"], "error: --mode agent: local cannot call tools"),
+        (["--triggers", str(tmp_path / "q.json")], "error: --triggers: local cannot call tools"),
+    ):
         (tmp_path / "q.json").write_text('[{"query": "x", "should_trigger": true}]')
         done = run_cli("eval", str(cli_skill), "-m", "local", "-o", str(tmp_path / "runs"), *extra)
         assert done.returncode == 2, done.stderr
-        assert done.stderr.startswith("error: --mode agent: local cannot call tools")
+        assert done.stderr.startswith(blamed)
         assert len(done.stderr.strip().splitlines()) == 1
         assert not (tmp_path / "runs").exists() or not any((tmp_path / "runs").iterdir())
 
