@@ -10,8 +10,12 @@ from pathlib import Path
 
 from upskill_hub.errors import SignatureError
 from upskill_hub.registry.lock import LockedSkill, read_lock
-from upskill_hub.registry.signing import Signer, TrustPolicy, verify_skill
-from upskill_hub.registry.signing_keys import ca_from_pem
+from upskill_hub.registry.signing import (
+    Signer,
+    TrustPolicy,
+    require_trust_roots,
+    verify_skill,
+)
 
 
 def check_installed(
@@ -27,7 +31,7 @@ def check_installed(
         return [f"{locked.name}: not signed"] if policy and policy.require else []
     signer = Signer.from_dict(locked.signature)
     problems: list[str] = []
-    if policy and policy.trusts_anyone and not _trusted(signer, policy):
+    if policy and policy.trusts_anyone and not policy.trusts(signer):
         problems.append(f"{locked.name}: signed by {signer.who}, not a trusted key or CA")
     pinned = TrustPolicy().with_key(signer)
     seen: set[str] = set()
@@ -46,15 +50,9 @@ def check_installed(
     return problems
 
 
-def _trusted(signer: Signer, policy: TrustPolicy) -> bool:
-    if signer.method == "key":
-        return signer.fingerprint in {k.fingerprint for k in policy.keys}
-    ca = ca_from_pem(signer.ca, "upskill-hub.lock")
-    return ca.fingerprint in {c.fingerprint for c in policy.cas}
-
-
 def verify_signatures(root: Path, policy: TrustPolicy | None = None) -> dict[str, list[str]]:
     """:func:`check_installed` for every skill in the project's lock (only those with problems)."""
+    require_trust_roots(policy)
     lock = read_lock(root)
     found = {name: check_installed(root, lock.skills[name], policy) for name in sorted(lock.skills)}
     return {name: problems for name, problems in found.items() if problems}
@@ -67,6 +65,7 @@ def refuse_unverified(
     installed copies must hold a signature by a trusted signer, or SignatureError."""
     if policy is None or not policy.require:
         return
+    require_trust_roots(policy)
     problems = [p for locked in skills for p in check_installed(root, locked, policy)]
     if problems:
         raise SignatureError("; ".join(problems), kind="unsigned")
