@@ -79,7 +79,8 @@ def test_info_shows_lift_at_this_commit_and_behind(skill_repo: SkillRepo, run_cl
     text = run_cli("info", skill_repo.repo_id)
     assert text.code == 0, text.stderr
     assert f"@ {v2}" in text.stdout and "published lift (as reported by its publisher" in text.stdout
-    assert "measured" not in text.stdout  # nobody re-measured it: the publisher reported it
+    # nobody re-measured it: the publisher reported it, and the output says so
+    assert "measured at" not in text.stdout and "measured lift" not in text.stdout
     assert f"{GPT}  +70 pts [+34, +100] · 10 cases × 2 runs · inline · " in text.stdout
     owner = skill_repo.dataset.split("/")[0]
     assert (
