@@ -220,9 +220,7 @@ def test_a_summary_edited_by_hand_is_refused_before_anything_is_uploaded(
     card_before = HfApi().hf_hub_download(skill_repo, "README.md")
     card_text = Path(card_before).read_text()
 
-    done = run_cli(
-        "results", "push", str(run_dir), "--repo", unique_repo_id, "--update-skill-card"
-    )
+    done = run_cli("results", "push", str(run_dir), "--repo", unique_repo_id, "--update-skill-card")
     assert done.returncode == 1, done.stdout + done.stderr
     lines = done.stderr.strip().splitlines()
     assert len(lines) == 1 and "summary.json does not follow from samples.jsonl" in lines[0]

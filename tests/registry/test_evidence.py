@@ -78,14 +78,15 @@ def test_info_shows_lift_at_this_commit_and_behind(skill_repo: SkillRepo, run_cl
     v2 = skill_repo.push("print('version 2')\n")
     text = run_cli("info", skill_repo.repo_id)
     assert text.code == 0, text.stderr
-    assert f"@ {v2}" in text.stdout and "published lift (as reported by its publisher" in text.stdout
+    assert (
+        f"@ {v2}" in text.stdout and "published lift (as reported by its publisher" in text.stdout
+    )
     # nobody re-measured it: the publisher reported it, and the output says so
     assert "measured at" not in text.stdout and "measured lift" not in text.stdout
     assert f"{GPT}  +70 pts [+34, +100] · 10 cases × 2 runs · inline · " in text.stdout
     owner = skill_repo.dataset.split("/")[0]
     assert (
-        f"reported by {owner} for {v1[:7]}, 2 commits behind · {skill_repo.dataset}:"
-        in text.stdout
+        f"reported by {owner} for {v1[:7]}, 2 commits behind · {skill_repo.dataset}:" in text.stdout
     )
     behind = _by_model(_evidence(run_cli("info", skill_repo.repo_id, "--format", "json")))
     assert (behind[GPT]["relation"], behind[GPT]["behind"]) == ("behind", 2)

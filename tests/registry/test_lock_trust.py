@@ -82,9 +82,7 @@ def test_update_and_verify_refuse_a_locked_signer_the_user_does_not_trust(
     (project / LOCK_FILENAME).write_bytes(lock)
     # the attacker's pull request also commits the installed copy
     name = unique_repo_id.split("/")[1]
-    shutil.copytree(
-        tmp_path / "attacker-project" / ".claude", project / ".claude", symlinks=True
-    )
+    shutil.copytree(tmp_path / "attacker-project" / ".claude", project / ".claude", symlinks=True)
     env = {"UPSKILL_HUB_TRUSTED_KEYS": str(keys["team.pub"])}
     ci = run_cli("install", "--frozen", "--require-signature", cwd=project, env=env)
     assert ci.code == 1 and "not a trusted key" in ci.stderr

@@ -72,7 +72,9 @@ def test_a_repushed_older_signed_version_is_refused_as_a_rollback(
     before = tree_state(project)
     rolled = run_cli("update", *trust, cwd=project)
     assert rolled.code == 1, rolled.stdout + rolled.stderr
-    assert "signed version 1" in rolled.stderr and "older than the locked version 2" in rolled.stderr
+    assert (
+        "signed version 1" in rolled.stderr and "older than the locked version 2" in rolled.stderr
+    )
     assert "--allow-downgrade" in rolled.stderr and "Traceback" not in rolled.stderr
     assert tree_state(project) == before
     # a deliberate rollback is the user's call

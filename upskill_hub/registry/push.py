@@ -22,8 +22,8 @@ from huggingface_hub import CommitOperationAdd, CommitOperationDelete
 from upskill_hub.errors import (
     HubError,
     InvalidSkill,
-    RepoNotFound,
     Param,
+    RepoNotFound,
     SkillNotFound,
     UnsafeSkill,
     UsageError,

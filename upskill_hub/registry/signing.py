@@ -727,15 +727,15 @@ def check_statement(
             f"{_printable(skill)}); signed files copied to another repo are refused",
             kind="identity",
         )
-    if locked_version is not None and statement.version < locked_version:
-        if not policy.allow_downgrade:
-            raise SignatureError(
-                f"{where}: signed version {statement.version} ({_printable(statement.signed_at)})"
-                f" is older than the locked version {locked_version}; refusing a rollback (pass ",
-                Param("allow_downgrade"),
-                " to accept it)",
-                kind="downgrade",
-            )
+    older = locked_version is not None and statement.version < locked_version
+    if older and not policy.allow_downgrade:
+        raise SignatureError(
+            f"{where}: signed version {statement.version} ({_printable(statement.signed_at)}) "
+            f"is older than the locked version {locked_version}; refusing a rollback (pass ",
+            Param("allow_downgrade"),
+            " to accept it)",
+            kind="downgrade",
+        )
     return {"version": str(statement.version), "signed_at": statement.signed_at}, None
 
 
