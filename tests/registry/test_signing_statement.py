@@ -111,14 +111,27 @@ def test_a_signature_without_a_statement_is_verified_but_reported_and_cannot_rol
     run_cli: Run, tmp_path: Path, project: Path, unique_repo_id: str, team: tuple[Path, Path]
 ) -> None:
     """A skill signed before statements existed: its files are checked, its identity is not
-    bound (a warning); once the lock recorded a bound version, it is a rollback."""
+    bound (a warning; refused under --require-signature); once the lock recorded a bound
+    version, it is a rollback."""
     key, pub = team
     name = unique_repo_id.split("/")[1]
     old = write_skill(tmp_path / "old", name, {"scripts/run.py": "print('old')\n"})
     sign_skill(old, key)  # what an older upskill-hub's push --sign uploaded
     old_commit = push_skills(old, repo_id=unique_repo_id).commit
     trust = ("--require-signature", "--trusted-key", str(pub))
-    pulled = run_cli("pull", unique_repo_id, *trust, cwd=project)
+    before = tree_state(project)
+    required = run_cli("pull", unique_repo_id, *trust, cwd=project)
+    assert required.code == 1 and "identity not bound" in required.stderr
+    assert "--sign KEY" in required.stderr and tree_state(project) == before
+    tampered = project / "tampered"
+    (tampered / ".git").mkdir(parents=True)
+    HfApi().upload_file(
+        path_or_fileobj=b"print('changed')\n", path_in_repo="scripts/run.py", repo_id=unique_repo_id
+    )
+    changed = run_cli("pull", unique_repo_id, "--trusted-key", str(pub), cwd=tampered)
+    assert changed.code == 1 and "scripts/run.py (changed)" in changed.stderr  # files still bound
+    _copy_commit(unique_repo_id, old_commit, unique_repo_id, ("scripts/run.py",))
+    pulled = run_cli("pull", unique_repo_id, "--trusted-key", str(pub), cwd=project)
     assert pulled.code == 0, pulled.stderr
     assert "identity not bound" in pulled.stderr
     assert "version" not in (read_lock(project).skills[name].signature or {})

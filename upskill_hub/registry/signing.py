@@ -682,8 +682,15 @@ def check_fetched(
         return None, f"{exc}; not recorded as signed"
     if signer is None:
         return None, None
+    asked = policy or TrustPolicy()
     recorded, warning = check_statement(
-        folder, locked, where=where, repo_id=repo_id, skill=skill, policy=effective
+        folder,
+        locked,
+        where=where,
+        repo_id=repo_id,
+        skill=skill,
+        require=asked.require,
+        allow_downgrade=asked.allow_downgrade,
     )
     return {**signer.to_dict(), **recorded}, warning
 
@@ -695,26 +702,39 @@ def check_statement(
     where: str,
     repo_id: str,
     skill: str,
-    policy: TrustPolicy,
+    require: bool = False,
+    allow_downgrade: bool = False,
 ) -> tuple[dict[str, str], str | None]:
     """The verified statement of ``folder`` against where it was fetched from and the lock:
     what the lock records of it (``version``, ``signed_at``) and a warning.
 
     Refused (SignatureError): a statement naming another repo or skill (signed files copied
     elsewhere); a version older than the locked one, or no statement where the lock recorded
-    a version, unless ``policy.allow_downgrade``. A signature without a statement (made before
-    statements existed) is a warning, "identity not bound".
+    a version, unless ``allow_downgrade``. A signature without a statement (made before
+    statements existed) binds no identity: refused under ``require`` (the user asked for a
+    signature, and one that any repo could carry does not prove what it was asked to), else
+    a warning, "identity not bound".
     """
     statement = SkillStatement.read(folder, where)
     locked_version = _locked_version(locked)
     if statement is None:
-        if locked_version is not None and not policy.allow_downgrade:
+        if locked_version is not None and not allow_downgrade:
             raise SignatureError(
                 f"{where}: signed without a statement ({STATEMENT_FILE}), but the lock records "
                 f"signed version {locked_version}; an older signature is a rollback (pass ",
                 Param("allow_downgrade"),
                 " to accept it)",
                 kind="downgrade",
+            )
+        if require:
+            raise SignatureError(
+                f"{where}: identity not bound: the signature covers the files but not the repo "
+                f"or version (no {STATEMENT_FILE}; signed before upskill-hub added it); ask for "
+                "it to be signed again with push ",
+                Param("sign", "KEY"),
+                ", or install without ",
+                Param("require_signature"),
+                kind="unbound",
             )
         return {}, (
             f"{where}: identity not bound: the signature covers the files but not the repo or "
@@ -728,7 +748,7 @@ def check_statement(
             kind="identity",
         )
     older = locked_version is not None and statement.version < locked_version
-    if older and not policy.allow_downgrade:
+    if older and not allow_downgrade:
         raise SignatureError(
             f"{where}: signed version {statement.version} ({_printable(statement.signed_at)}) "
             f"is older than the locked version {locked_version}; refusing a rollback (pass ",
