@@ -96,6 +96,13 @@ def test_the_same_signed_files_in_another_repo_are_refused(
     assert copied.code == 1, copied.stdout + copied.stderr
     assert f"signed for {unique_repo_id}" in copied.stderr and f"not for {other}" in copied.stderr
     assert tree_state(project) == before
+    # info says what the signature is for, and that the copy is not it
+    shown = run_cli("info", unique_repo_id, "--trusted-key", str(pub))
+    name = unique_repo_id.split("/")[1]
+    assert f"statement for {unique_repo_id} (skill {name}, v1), signed 20" in shown.stdout
+    assert "(trusted key, verified)" in shown.stdout
+    copy_info = run_cli("info", other, "--trusted-key", str(pub))
+    assert f"signed for {unique_repo_id} (skill {name}, v1), not for this repo" in copy_info.stdout
     # the statement cannot be edited to name the copy: it is one of the signed files
     folder = Path(HfApi().snapshot_download(other))
     statement = json.loads((folder / STATEMENT_FILE).read_text())

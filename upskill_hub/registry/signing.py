@@ -173,6 +173,8 @@ class SignatureInfo:
     changes: tuple[str, ...] = ()
     verified_by: str = ""
     problem: str = ""
+    #: what the signed statement says it is for, or that there is none ("identity not bound")
+    statement: str = ""
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -182,6 +184,7 @@ class SignatureInfo:
             "changed_since_signing": list(self.changes),
             "verified_by": self.verified_by or None,
             "problem": self.problem or None,
+            "statement": self.statement or None,
         }
 
 
@@ -534,9 +537,17 @@ def refuse_widening(pinned: Signer, policy: TrustPolicy | None, where: str) -> N
     )
 
 
-def describe(folder: Path, trust: TrustPolicy | None = None, *, where: str = "") -> SignatureInfo:
+def describe(
+    folder: Path,
+    trust: TrustPolicy | None = None,
+    *,
+    where: str = "",
+    repo_id: str = "",
+    skill: str = "",
+) -> SignatureInfo:
     """What ``folder``'s signature says and whether it holds against ``trust`` (never raises
-    for a bad signature: ``info`` shows it)."""
+    for a bad signature: ``info`` shows it); a statement naming another repo than ``repo_id``
+    (or skill than ``skill``) is a problem."""
     if not (Path(folder) / SIGNATURE_FILE).is_file():
         return SignatureInfo(present=False)
     try:
@@ -552,6 +563,19 @@ def describe(folder: Path, trust: TrustPolicy | None = None, *, where: str = "")
         except ValueError:
             claimed = "an unreadable certificate"
     info = SignatureInfo(True, claimed, tuple(sorted(bundle.files)), changed)
+    try:
+        statement = SkillStatement.read(Path(folder), where or str(folder))
+    except SignatureError as exc:
+        return replace(info, problem=str(exc))
+    if statement is None:
+        info = replace(info, statement=f"identity not bound (no {STATEMENT_FILE})")
+    else:
+        signed = _printable(statement.signed_at)
+        info = replace(info, statement=f"for {statement.who}, signed {signed}")
+        same = statement.repo_id.casefold() == repo_id.casefold() and statement.skill == skill
+        if repo_id and not same:
+            problem = f"signed for {statement.who}, not for this repo; pull refuses it"
+            return replace(info, problem=problem)
     if trust is None or not trust.trusts_anyone:
         return info
     try:
