@@ -103,6 +103,14 @@ def test_the_same_signed_files_in_another_repo_are_refused(
     assert "(trusted key, verified)" in shown.stdout
     copy_info = run_cli("info", other, "--trusted-key", str(pub))
     assert f"signed for {unique_repo_id} (skill {name}, v1), not for this repo" in copy_info.stdout
+    # a lock that says the installed copy came from the other repo: verify names the mismatch
+    trust = ("--require-signature", "--trusted-key", str(pub))
+    assert run_cli("pull", unique_repo_id, *trust, cwd=project).code == 0
+    lock_file = project / "upskill-hub.lock"
+    lock_file.write_text(lock_file.read_text().replace(f'"{unique_repo_id}"', f'"{other}"'))
+    checked = run_cli("verify", *trust, cwd=project)
+    assert checked.code == 1 and f"signed for {unique_repo_id}" in checked.stdout
+    assert f"not for {other}" in checked.stdout
     # the statement cannot be edited to name the copy: it is one of the signed files
     folder = Path(HfApi().snapshot_download(other))
     statement = json.loads((folder / STATEMENT_FILE).read_text())

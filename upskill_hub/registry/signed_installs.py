@@ -12,6 +12,7 @@ from upskill_hub.errors import SignatureError
 from upskill_hub.registry.lock import LockedSkill, read_lock
 from upskill_hub.registry.signing import (
     Signer,
+    SkillStatement,
     TrustPolicy,
     require_trust_roots,
     verify_skill,
@@ -47,7 +48,30 @@ def check_installed(
             continue
         if found.fingerprint != signer.fingerprint:
             problems.append(f"{locked.name}: {entry}: signed by {found.who}, not {signer.who}")
+        problems += _statement_problems(Path(real), locked, entry)
     return problems
+
+
+def _statement_problems(folder: Path, locked: LockedSkill, entry: str) -> list[str]:
+    """An installed copy's signed statement must name the locked repo and skill, and the
+    version the lock recorded (the checks ``pull`` made, on the installed files)."""
+    where = f"{locked.name}: {entry}"
+    try:
+        statement = SkillStatement.read(folder, where)
+    except SignatureError as exc:
+        return [str(exc)]
+    recorded = (locked.signature or {}).get("version")
+    if statement is None:
+        return (
+            [f"{where}: signed without a statement, but the lock records version {recorded}"]
+            if recorded
+            else []
+        )
+    if statement.repo_id.casefold() != locked.repo_id.casefold() or statement.skill != locked.name:
+        return [f"{where}: signed for {statement.who}, not for {locked.repo_id}"]
+    if recorded and str(statement.version) != recorded:
+        return [f"{where}: signed version {statement.version}, the lock records {recorded}"]
+    return []
 
 
 def verify_signatures(root: Path, policy: TrustPolicy | None = None) -> dict[str, list[str]]:
