@@ -86,6 +86,8 @@ def test_update_and_verify_refuse_a_locked_signer_the_user_does_not_trust(
     env = {"UPSKILL_HUB_TRUSTED_KEYS": str(keys["team.pub"])}
     ci = run_cli("install", "--frozen", "--require-signature", cwd=project, env=env)
     assert ci.code == 1 and "not a trusted key" in ci.stderr
+    plain = run_cli("install", cwd=project, env=env)  # a trusted key given, no --require-...
+    assert plain.code == 1 and "can only narrow trust" in plain.stderr
     checked = run_cli("verify", "--require-signature", cwd=project, env=env)
     assert checked.code == 1 and "not a trusted key" in checked.stdout
     # a new commit signed by the attacker: update with the team key trusted stays put

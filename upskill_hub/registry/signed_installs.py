@@ -14,6 +14,7 @@ from upskill_hub.registry.signing import (
     Signer,
     SkillStatement,
     TrustPolicy,
+    refuse_widening,
     require_trust_roots,
     verify_skill,
 )
@@ -85,11 +86,17 @@ def verify_signatures(root: Path, policy: TrustPolicy | None = None) -> dict[str
 def refuse_unverified(
     root: Path, skills: Sequence[LockedSkill], policy: TrustPolicy | None
 ) -> None:
-    """``install --require-signature`` of skills already installed (nothing to download): their
-    installed copies must hold a signature by a trusted signer, or SignatureError."""
-    if policy is None or not policy.require:
+    """Skills already installed (nothing to download): under ``require`` their installed copies
+    must hold a signature by a trusted signer; with trusted keys or CAs given, a signer the lock
+    records must be one of them (a lock narrows trust, never widens it). SignatureError."""
+    if policy is None or not (policy.require or policy.trusts_anyone):
         return
     require_trust_roots(policy)
+    if not policy.require:
+        for locked in skills:
+            if locked.signature is not None:
+                refuse_widening(Signer.from_dict(locked.signature), policy, locked.name)
+        return
     problems = [p for locked in skills for p in check_installed(root, locked, policy)]
     if problems:
         raise SignatureError("; ".join(problems), kind="unsigned")
