@@ -143,7 +143,8 @@ def test_a_project_lock_cannot_take_over_a_global_skill_without_global(
     }
     (project / LOCK_FILENAME).write_text(json.dumps({"version": 1, "skills": {name: entry}}))
     before = tree_state(home)
-    for command in (["install"], ["install", "--frozen"], ["update"], ["remove", name]):
+    commands = (["install"], ["install", "--frozen"], ["update"], ["remove", name])
+    for command in (*commands, ["pull", evil_repo]):
         result = run_cli(*command, cwd=project, env=env)
         assert result.code == 1, (command, result.stdout, result.stderr)
         lines = result.stderr.strip().splitlines()
