@@ -201,7 +201,7 @@ def make_run_folder(
             "cancelled": False,
             "samples": len(samples),
             "expected_samples": len(samples),
-            "errors": 1,
+            "errors": sum(s.outcome == "error" for s in samples),
             "skipped_assertions": 0,
             "generated_at": started_at,
             "models": stats,

@@ -195,3 +195,40 @@ def test_a_symlink_in_the_run_folder_is_never_followed(
     data_dir = Path(os.environ["HF_HOME"]).parent / "hub-data"
     stored = b"".join(p.read_bytes() for p in data_dir.rglob("*") if p.is_file())
     assert b"LINKED-SECRET" not in stored
+
+
+def test_a_summary_edited_by_hand_is_refused_before_anything_is_uploaded(
+    tmp_path: Path, unique_repo_id: str, hub_server: object
+) -> None:
+    """The skill owner edits summary.json to +90 pts over 200 cases x 10 runs and pushes it."""
+    from tests.cli_runner import run_cli
+    from upskill_hub.publish.run_consistency import check_run_consistency
+
+    skill_repo = unique_repo_id + "-skill"
+    _make_skill_repo(skill_repo)
+    run_dir = make_run_folder(tmp_path / "runs", FIRST, repo_id=skill_repo)
+    assert check_run_consistency(run_dir) == []
+    summary_file = run_dir / "summary.json"
+    summary = json.loads(summary_file.read_text())
+    model = summary["models"][0]
+    model.update(lift=0.9, lift_ci95=[0.85, 0.95], cases=200, runs=10, verdict="helps")
+    model["with_skill"]["passed"] = model["with_skill"]["total"]
+    summary_file.write_text(json.dumps(summary, indent=2))
+    problems = check_run_consistency(run_dir)
+    assert any(f"{MODELS[0]}: lift says 0.9" in p for p in problems), problems
+    assert any(f"{MODELS[0]}: runs says 10, the samples give 2" in p for p in problems)
+    card_before = HfApi().hf_hub_download(skill_repo, "README.md")
+    card_text = Path(card_before).read_text()
+
+    done = run_cli("results", "push", str(run_dir), "--repo", unique_repo_id, "--update-skill-card")
+    assert done.returncode == 1, done.stdout + done.stderr
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and "summary.json does not follow from samples.jsonl" in lines[0]
+    assert "lift says 0.9" in lines[0] and "Traceback" not in done.stderr
+    assert not HfApi().repo_exists(unique_repo_id, repo_type="dataset")
+    fresh = HfApi().hf_hub_download(skill_repo, "README.md", force_download=True)
+    assert Path(fresh).read_text() == card_text
+    # a sample edited to match the forged summary does not pass either (counts and lift differ)
+    samples = run_dir / "samples.jsonl"
+    samples.write_text(samples.read_text().replace('"outcome": "fail"', '"outcome": "pass"', 3))
+    assert check_run_consistency(run_dir) != []

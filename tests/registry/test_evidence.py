@@ -78,9 +78,16 @@ def test_info_shows_lift_at_this_commit_and_behind(skill_repo: SkillRepo, run_cl
     v2 = skill_repo.push("print('version 2')\n")
     text = run_cli("info", skill_repo.repo_id)
     assert text.code == 0, text.stderr
-    assert f"@ {v2}" in text.stdout and "measured lift:" in text.stdout
+    assert (
+        f"@ {v2}" in text.stdout and "published lift (as reported by its publisher" in text.stdout
+    )
+    # nobody re-measured it: the publisher reported it, and the output says so
+    assert "measured at" not in text.stdout and "measured lift" not in text.stdout
     assert f"{GPT}  +70 pts [+34, +100] · 10 cases × 2 runs · inline · " in text.stdout
-    assert f"measured at {v1[:7]}, 2 commits behind · {skill_repo.dataset}:" in text.stdout
+    owner = skill_repo.dataset.split("/")[0]
+    assert (
+        f"reported by {owner} for {v1[:7]}, 2 commits behind · {skill_repo.dataset}:" in text.stdout
+    )
     behind = _by_model(_evidence(run_cli("info", skill_repo.repo_id, "--format", "json")))
     assert (behind[GPT]["relation"], behind[GPT]["behind"]) == ("behind", 2)
     assert behind[GPT]["at_this_commit"] is False
@@ -90,7 +97,7 @@ def test_info_without_published_results_says_so(pushed: tuple[str, str], run_cli
     repo_id, commit = pushed
     text = run_cli("info", repo_id)
     assert text.code == 0, text.stderr
-    assert "measured lift:\n    no published results for this skill" in text.stdout
+    assert "not re-measured):\n    no published results for this skill" in text.stdout
     data = _evidence(run_cli("info", repo_id, "--format", "json"))
     assert data == {
         "repo_id": repo_id,
@@ -239,7 +246,7 @@ def test_pull_records_the_evidence_and_install_frozen_is_unchanged(
         "mode": "inline",
     }
     text = run_cli("pull", f"{skill_repo.repo_id}@{v1}", cwd=project)
-    assert f"{GPT}  +70 pts [+34, +100]" in text.stdout and "measured at this commit" in text.stdout
+    assert f"{GPT}  +70 pts [+34, +100]" in text.stdout and "for this commit" in text.stdout
 
     offline = {"HF_HUB_OFFLINE": "1"}  # the evidence cannot be looked up: the lock keeps it
     again = run_cli(

@@ -80,7 +80,7 @@ def test_lift_text_is_points_with_the_interval() -> None:
     assert lift_text(-0.2, -0.5, 0.001) == "-20 pts [-50, +0]"
     assert lift_text(0.5) == "+50 pts" and lift_text(None) == "no lift"
     behind = ModelEvidence(GPT, 0.1, 0, 0.2, 3, 1, "agent", "n/r", "s", OLD, "behind", 2)
-    assert where_text(behind) == "measured at aaaaaaa, 2 commits behind"
+    assert where_text(behind) == "reported by n for aaaaaaa, 2 commits behind"
 
 
 def test_lock_evidence_round_trips_and_old_locks_still_load(tmp_path: Path) -> None:

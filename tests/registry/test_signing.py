@@ -20,6 +20,7 @@ from upskill_hub.registry.pull import pull
 from upskill_hub.registry.push import push_skills
 from upskill_hub.registry.signing import (
     SIGNATURE_FILE,
+    STATEMENT_FILE,
     TrustPolicy,
     generate_key_pair,
     load_trusted_keys,
@@ -346,7 +347,7 @@ def test_info_shows_the_signature_and_whether_it_holds(
     unchecked = run_cli("info", unique_repo_id, "--format", "json")
     [skill] = unchecked.json()["skills"]
     assert skill["signature"]["key"] == team and skill["signature"]["verified_by"] is None
-    assert skill["signature"]["signed_files"] == ["SKILL.md", "scripts/run.py"]
+    assert skill["signature"]["signed_files"] == ["SKILL.md", "scripts/run.py", STATEMENT_FILE]
     other = run_cli("info", unique_repo_id, "--trusted-key", str(keys["other.pub"]))
     assert "not a trusted key" in other.stdout
     HfApi().upload_file(
@@ -396,7 +397,7 @@ def test_each_skill_of_a_multi_skill_repo_carries_its_own_signature(
     assert [s.name for s in report.skills] == ["beta"]
     locked = read_lock(project).skills["beta"]
     assert locked.signature is not None
-    assert set(locked.files) == {"SKILL.md", "data/table.csv", SIGNATURE_FILE}
+    assert set(locked.files) == {"SKILL.md", "data/table.csv", SIGNATURE_FILE, STATEMENT_FILE}
 
 
 def test_a_signature_that_claims_a_trusted_key_it_was_not_made_with_is_refused(

@@ -39,7 +39,8 @@ def test_browse_ranks_by_lift_and_the_page_shows_it_by_the_pull_command(
     row = next(line for line in page.splitlines() if line.startswith(f"| {browse.md_escape(GPT)}"))
     assert browse.md_escape("+20 pts [-12, +52]") in row
     assert browse.md_escape("10 cases × 2 runs") in row and "| inline |" in row
-    assert browse.md_escape(f"measured at {v1[:7]}, 2 commits behind") in row
+    owner = weak.dataset.split("/")[0]
+    assert browse.md_escape(f"reported by {owner} for {v1[:7]}, 2 commits behind") in row
 
 
 def test_a_page_without_published_results_says_so(tmp_path: Path, unique_repo_id: str) -> None:

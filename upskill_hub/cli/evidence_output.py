@@ -16,13 +16,14 @@ if TYPE_CHECKING:
 
 
 def print_evidence(evidence: SkillEvidence | None, indent: str = "  ") -> None:
-    """``measured lift:`` and a line per model (or that none is published)."""
-    from upskill_hub.registry.evidence_text import evidence_lines
+    """The heading (published lift, as reported) and a line per model (or that none is
+    published)."""
+    from upskill_hub.registry.evidence_text import HEADING, evidence_lines
 
     if evidence is None:
         return
     out = console()
-    out.print(f"{indent}measured lift:", highlight=False)
+    out.print(f"{indent}{HEADING}", highlight=False)
     for line in evidence_lines(evidence):
         out.print(f"{indent}  {safe(line)}", highlight=False)
 

@@ -24,6 +24,7 @@ from upskill_hub.cli.output import (
 )
 from upskill_hub.cli.search_commands import info, search
 from upskill_hub.cli.signing_commands import (
+    ALLOW_DOWNGRADE_OPTION,
     CERTIFICATE_CHAIN_OPTION,
     REQUIRE_SIGNATURE_OPTION,
     SIGN_CERTIFICATE_OPTION,
@@ -42,6 +43,12 @@ PROJECT_OPTION = typer.Option(
     help="Project root (default: the nearest folder above the current one holding .git).",
 )
 FORCE_OPTION = typer.Option(False, "--force", help="Overwrite local edits / name collisions.")
+LOCK_GLOBAL_OPTION = typer.Option(
+    False,
+    "--global",
+    help="Also act on the lock's entries in your user folders (~/.claude/skills/NAME, ...); "
+    "without it such entries are refused.",
+)
 UNSAFE_OPTION = typer.Option(
     False,
     "--allow-unsafe",
@@ -170,6 +177,7 @@ def pull(
     trusted_key: list[Path] = TRUSTED_KEY_OPTION,
     trusted_keys: Path = TRUSTED_KEYS_OPTION,
     trusted_ca: list[Path] = TRUSTED_CA_OPTION,
+    allow_downgrade: bool = ALLOW_DOWNGRADE_OPTION,
 ) -> None:
     """Download, check and install skills from a Hub repo; lock the commit."""
     from upskill_hub.registry.pull import pull as run
@@ -185,7 +193,9 @@ def pull(
             force=force,
             allow_unsafe=allow_unsafe,
             project_root=project,
-            trust=trust_policy(require_signature, trusted_key, trusted_keys, trusted_ca),
+            trust=trust_policy(
+                require_signature, trusted_key, trusted_keys, trusted_ca, allow_downgrade
+            ),
         )
     _print_report(report, output_format)
 
@@ -195,6 +205,7 @@ def install(
         None, help="Locked skill names or REPO_ID[@REV] (default: everything in the lock)."
     ),
     frozen: bool = typer.Option(False, "--frozen", help="Fail instead of changing the lock (CI)."),
+    global_: bool = LOCK_GLOBAL_OPTION,
     force: bool = FORCE_OPTION,
     allow_unsafe: bool = UNSAFE_OPTION,
     project: Path = PROJECT_OPTION,
@@ -212,6 +223,7 @@ def install(
         report = install_locked(
             requests or [],
             frozen=frozen,
+            global_=global_,
             force=force,
             allow_unsafe=allow_unsafe,
             project_root=project,
@@ -222,6 +234,7 @@ def install(
 
 def update(
     names: list[str] = typer.Argument(None, help="Skills to update (default: all)."),
+    global_: bool = LOCK_GLOBAL_OPTION,
     force: bool = FORCE_OPTION,
     allow_unsafe: bool = UNSAFE_OPTION,
     project: Path = PROJECT_OPTION,
@@ -239,6 +252,7 @@ def update(
     trusted_key: list[Path] = TRUSTED_KEY_OPTION,
     trusted_keys: Path = TRUSTED_KEYS_OPTION,
     trusted_ca: list[Path] = TRUSTED_CA_OPTION,
+    allow_downgrade: bool = ALLOW_DOWNGRADE_OPTION,
 ) -> None:
     """Move skills to the current commit of their ref; edited ones need --force.
 
@@ -256,7 +270,10 @@ def update(
             project_root=project,
             require_lift=require_lift,
             model=model,
-            trust=trust_policy(require_signature, trusted_key, trusted_keys, trusted_ca),
+            trust=trust_policy(
+                require_signature, trusted_key, trusted_keys, trusted_ca, allow_downgrade
+            ),
+            global_=global_,
         )
     _print_report(report, output_format)
     if any(s.status == "skipped" for s in report.skills):
@@ -365,13 +382,14 @@ def list_skills(
 def remove(
     name: str = typer.Argument(..., help="The skill to uninstall."),
     force: bool = typer.Option(False, "--force", help="Remove even if edited locally."),
+    global_: bool = LOCK_GLOBAL_OPTION,
     project: Path = PROJECT_OPTION,
     output_format: OutputFormat = FORMAT_OPTION,
 ) -> None:
     """Uninstall a skill (every folder and link) and drop it from the lock."""
     from upskill_hub.registry.project import remove as run
 
-    targets = run(name, force=force, project_root=project)
+    targets = run(name, force=force, project_root=project, global_=global_)
     if output_format is OutputFormat.json:
         print_json({"removed": name, "targets": targets})
     else:

@@ -100,10 +100,17 @@ def info(
 
 
 def _print_signature(signature: dict[str, Any] | None) -> None:
-    """One line on a skill's signature for ``info``."""
+    """A line on a skill's signature for ``info`` (and one on its signed statement)."""
     if signature is None:
         console().print("  not signed", highlight=False)
-    elif signature.get("verified_by"):
+        return
+    _print_signer(signature)
+    if signature.get("statement"):
+        console().print(f"  statement {safe(signature['statement'])}", highlight=False)
+
+
+def _print_signer(signature: dict[str, Any]) -> None:
+    if signature.get("verified_by"):
         line = (
             f"  [green]signed by {safe(signature['verified_by'])} (trusted key, verified)[/green]"
         )

@@ -53,6 +53,12 @@ CERTIFICATE_CHAIN_OPTION = typer.Option(
     metavar="CERT",
     help="With --sign-certificate: intermediate CA certificates to include (repeatable).",
 )
+ALLOW_DOWNGRADE_OPTION = typer.Option(
+    False,
+    "--allow-downgrade",
+    help="Accept a signed version older than the locked one (a deliberate rollback); refused "
+    "by default.",
+)
 SIGN_OPTION = typer.Option(
     None,
     "--sign",
@@ -67,6 +73,7 @@ def trust_policy(
     keys: list[Path] | None,
     keys_file: Path | None,
     cas: list[Path] | None = None,
+    allow_downgrade: bool = False,
 ) -> TrustPolicy:
     """The trust the options, ``$UPSKILL_HUB_TRUSTED_KEYS`` and ``$UPSKILL_HUB_TRUSTED_CAS``
     give."""
@@ -74,7 +81,10 @@ def trust_policy(
 
     paths = [*(keys or []), *([keys_file] if keys_file else [])]
     return TrustPolicy(
-        tuple(load_trusted_keys(paths)), require=require, cas=tuple(load_trusted_cas(cas or []))
+        tuple(load_trusted_keys(paths)),
+        require=require,
+        cas=tuple(load_trusted_cas(cas or [])),
+        allow_downgrade=allow_downgrade,
     )
 
 

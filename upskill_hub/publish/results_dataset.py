@@ -23,6 +23,7 @@ from upskill_hub.errors import HubError, Param, UsageError
 from upskill_hub.evaluation.records import RunSummary
 from upskill_hub.evaluation.run_dir import SAMPLES_FILE, RunRecord, load_run
 from upskill_hub.formatting import verdict_interval
+from upskill_hub.publish.run_consistency import refuse_inconsistent
 from upskill_hub.secrets import Redactor
 from upskill_hub.skill.schemas import load_schema, schema_errors
 
@@ -384,6 +385,7 @@ def push_results(
             " apply only with ",
             Param("update_skill_card"),
         )
+    refuse_inconsistent(record)  # a summary edited by hand never reaches the dataset
     redactor = Redactor([token])
     split = split_name(run_id_of(record))
     samples = sample_rows(record, redactor)

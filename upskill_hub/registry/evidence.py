@@ -58,6 +58,13 @@ class ModelEvidence:
     source: str = "dataset"  # where the figures were read: "dataset" or "card"
 
     @property
+    def reported_by(self) -> str:
+        """Who published the figures: the results dataset's owner (its namespace). Nobody
+        re-measured them; ``results push`` only checks that the summary follows from the
+        published samples."""
+        return self.dataset.split("/", 1)[0] if "/" in self.dataset else (self.dataset or "?")
+
+    @property
     def at_this_commit(self) -> bool:
         """Measured on exactly the files being installed (same commit, or same skill files)."""
         return self.relation in ("exact", "same_files")
@@ -69,6 +76,7 @@ class ModelEvidence:
         )
         del data["ci_low"], data["ci_high"]
         data["at_this_commit"] = self.at_this_commit
+        data["reported_by"] = self.reported_by
         return data
 
     def locked(self) -> LockedEvidence:

@@ -1,8 +1,10 @@
-"""How measured lift reads in the terminal and the Space: ``+33 pts [+5, +56]``.
+"""How published lift reads in the terminal and the Space: ``+33 pts [+5, +56]``.
 
 :func:`lift_text` is the one formatter of a lift with its interval for the evidence surfaces
 (``info``, ``pull``, ``search``, ``outdated``, ``update``, the Space); the rest builds the
-per-model lines around it. Plain text: callers escape it for their medium.
+per-model lines around it. A figure is what its publisher reported (:func:`where_text` names the
+results dataset's owner), never called "measured": nobody re-ran it. Plain text: callers escape
+it for their medium.
 """
 
 from __future__ import annotations
@@ -30,19 +32,24 @@ def n_text(cases: int | None, runs: int | None) -> str:
     return f"{c} case{'' if cases == 1 else 's'} × {r} run{'' if runs == 1 else 's'}"
 
 
+#: The heading above the per-model lines (CLI and Space).
+HEADING = "published lift (as reported by its publisher; not re-measured):"
+
+
 def where_text(e: ModelEvidence) -> str:
-    """Which commit was measured, against the one asked about."""
+    """Who reported the figure, and for which commit against the one asked about."""
     short = (e.commit or "?")[:7]
+    who = f"reported by {e.reported_by} for"
     if e.relation == "exact":
-        return f"measured at this commit ({short})"
+        return f"{who} this commit ({short})"
     if e.relation == "same_files":
         behind = _commits(e.behind)
-        return f"measured at {short}, {behind} behind with the same skill files"
+        return f"{who} {short}, {behind} behind with the same skill files"
     if e.relation == "behind":
-        return f"measured at {short}, {_commits(e.behind)} behind"
+        return f"{who} {short}, {_commits(e.behind)} behind"
     if e.relation == "unrelated":
-        return f"measured at {short}, not in this commit's history"
-    return f"measured at {short}"
+        return f"{who} {short}, not in this commit's history"
+    return f"{who} {short}"
 
 
 def _commits(n: int | None) -> str:

@@ -15,13 +15,13 @@ import json
 import os
 import re
 import stat
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any
 
 from upskill_hub.atomic_io import atomic_write_text
-from upskill_hub.errors import LockError
+from upskill_hub.errors import LockError, Param
 from upskill_hub.json_input import JsonInputError, parse_json
 from upskill_hub.registry.lock_evidence import LockedEvidence, evidence_from_json
 
@@ -278,13 +278,16 @@ def _signature_from_json(where: str, value: Any) -> dict[str, str] | None:
         "certificate": {"method", "signer", "subject", "ca"},
     }
     method = value.get("method") if isinstance(value, dict) else None
-    if not isinstance(value, dict) or set(value) != shapes.get(str(method), set()):
+    optional = {"version", "signed_at"}  # the signed statement's (registry.signing)
+    if not isinstance(value, dict) or set(value) - optional != shapes.get(str(method), set()):
         raise ValueError(
             f"{where}.signature must hold method 'key' with signer and public_key, or method "
-            "'certificate' with signer, subject and ca"
+            "'certificate' with signer, subject and ca (and optionally version, signed_at)"
         )
     if not all(isinstance(v, str) for v in value.values()):
         raise ValueError(f"{where}.signature values must be strings")
+    if "version" in value and not re.fullmatch(r"[1-9][0-9]{0,15}", value["version"]):
+        raise ValueError(f"{where}.signature.version must be a positive whole number")
     if not re.fullmatch(r"sha256:[0-9a-f]{64}", value["signer"]):
         raise ValueError(f"{where}.signature.signer must be sha256:<64 hex>")
     if value["method"] == "certificate":
@@ -313,6 +316,30 @@ def _check_targets(where: str, name: str, targets: list[str], root: Path) -> Non
                 f"{where}.targets: {target!r} is not an agent skills folder ending in "
                 f"{name!r} (e.g. .claude/skills/{name}); refusing the whole lock"
             )
+
+
+def refuse_outside_project(
+    skills: Iterable[LockedSkill], root: Path, *, global_: bool, action: str
+) -> None:
+    """A project lock acts on folders outside the project (``~/.claude/skills/NAME``, ...) only
+    when the user asks with ``global_``: a lock arriving by pull request must not take over (or
+    delete) a skill installed for the whole user. LockError naming each such entry."""
+    if global_:
+        return
+    from upskill_hub.registry.targets import is_project_folder
+
+    outside = [
+        f"{s.name} -> {entry}"
+        for s in skills
+        for entry, path in zip(s.targets, s.target_paths(root), strict=True)
+        if not is_project_folder(path, root)
+    ]
+    if outside:
+        raise LockError(
+            f"{lock_path(root)}: refusing to {action} outside the project: "
+            f"{', '.join(outside)}; a project lock acts on user folders only with ",
+            Param("global_"),
+        )
 
 
 _MISSING = object()

@@ -13,7 +13,7 @@ from upskill_hub.registry.evidence import EvidenceReader
 from upskill_hub.registry.fetch import fetch_skills
 from upskill_hub.registry.hub import COMMIT_RE, Hub
 from upskill_hub.registry.lift_gate import refusal
-from upskill_hub.registry.lock import locked_project, read_lock
+from upskill_hub.registry.lock import locked_project, read_lock, refuse_outside_project
 from upskill_hub.registry.project import DEFAULT_REF, locked_skills, project_root_for, skill_state
 from upskill_hub.registry.pull import InstalledSkill, InstallReport, _install, _signatures
 from upskill_hub.registry.signing import TrustPolicy
@@ -29,13 +29,15 @@ def update(
     require_lift: bool = False,
     model: str | None = None,
     trust: TrustPolicy | None = None,
+    global_: bool = False,
 ) -> InstallReport:
     """Move the named skills (all when none) to the current commit of their ref.
 
     Edited skills are never touched without ``force``: a named one is an error, and with no
     names they are reported as skipped. With ``require_lift`` a skill moves only when the new
     commit's published lift (on ``model``, else every model the lock recorded) passes
-    :mod:`.lift_gate`; the others are skipped with the reason.
+    :mod:`.lift_gate`; the others are skipped with the reason. Locked folders outside the
+    project (user folders) are refused (LockError) unless ``global_``.
     """
     if model and not require_lift:
         raise UsageError(Param("model"), " applies only with ", Param("require_lift"))
@@ -50,6 +52,7 @@ def update(
             require_lift=require_lift,
             model=model,
             trust=trust,
+            global_=global_,
         )
 
 
@@ -63,10 +66,12 @@ def _update(
     require_lift: bool = False,
     model: str | None = None,
     trust: TrustPolicy | None = None,
+    global_: bool = False,
 ) -> InstallReport:
     """:func:`update` with the project lock held."""
     lock = read_lock(root)
     chosen = locked_skills(lock, names)
+    refuse_outside_project(chosen, root, global_=global_, action="update")
     report: list[InstalledSkill] = []
     reader = EvidenceReader(hub)
     for locked in chosen:

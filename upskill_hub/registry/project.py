@@ -22,6 +22,7 @@ from upskill_hub.registry.lock import (
     lock_path,
     locked_project,
     read_lock,
+    refuse_outside_project,
     write_lock,
 )
 from upskill_hub.registry.targets import find_project_root
@@ -134,11 +135,17 @@ def verify(project_root: Path | None = None) -> list[SkillState]:
         raise Undetermined(str(exc)) from None
 
 
-def remove(name: str, *, force: bool = False, project_root: Path | None = None) -> list[str]:
-    """Uninstall ``name`` (every folder and link) and drop it from the lock; its old targets."""
+def remove(
+    name: str, *, force: bool = False, project_root: Path | None = None, global_: bool = False
+) -> list[str]:
+    """Uninstall ``name`` (every folder and link) and drop it from the lock; its old targets.
+
+    Folders outside the project (user folders) are deleted only with ``global_``."""
     root = project_root_for(project_root)
     with locked_project(root):
         lock = read_lock(root)
+        if name in lock.skills:
+            refuse_outside_project([lock.skills[name]], root, global_=global_, action="remove")
         targets = list(lock.skills[name].targets) if name in lock.skills else []
         write_lock(root, remove_skill(name, lock, root, force=force))
     return targets

@@ -31,6 +31,7 @@ from upskill_hub.registry.lock import (
     lock_path,
     locked_project,
     read_lock,
+    refuse_outside_project,
     target_entry,
     write_lock,
 )
@@ -175,6 +176,8 @@ def _pull(
                 f"run `upskill-hub remove {f.name}` first or use ",
                 Param("force"),
             )
+        if previous and previous.repo_id == f.repo_id:
+            refuse_outside_project([previous], root, global_=global_, action="install")
     fetched, signed = _signatures(fetched, trust, lock)
     explicit = bool(agents) or custom_dir is not None or global_
     reader = EvidenceReader(hub)
@@ -207,7 +210,9 @@ def _signatures(
         previous = lock.skills.get(f.name) if lock else None
         locked = previous.signature if previous and previous.repo_id == f.repo_id else None
         where = f"{f.repo_id}@{f.commit[:12]}" + (f":{f.subpath}" if f.subpath else "")
-        signed[f.name], warning = check_fetched(f.path, trust, locked, where=where)
+        signed[f.name], warning = check_fetched(
+            f.path, trust, locked, where=where, repo_id=f.repo_id, skill=f.name
+        )
         out.append(replace(f, warnings=(*f.warnings, warning)) if warning else f)
     return out, signed
 
@@ -345,12 +350,15 @@ def install_locked(
     hub: Hub | None = None,
     workers: int = DEFAULT_WORKERS,
     trust: TrustPolicy | None = None,
+    global_: bool = False,
 ) -> InstallReport:
     """Restore the locked commits (of the requested skills, or all) into their locked folders.
 
     A request is a locked skill name or ``ns/name[@rev]``; without ``frozen`` a repo that is not
     locked is pulled and added. Copies that already match the lock are left alone (no request);
-    edited copies are refused without ``force``. Downloads run in parallel.
+    edited copies are refused without ``force``. Downloads run in parallel. Locked folders
+    outside the project (user folders) are refused (LockError) unless ``global_``, which also
+    pulls new repos into the user folders.
     """
     root = project_root_for(project_root)
     hub = hub or Hub()
@@ -366,6 +374,7 @@ def install_locked(
             hub=hub,
             workers=workers,
             trust=trust,
+            global_=global_,
         )
 
 
@@ -379,10 +388,12 @@ def _install_locked(
     hub: Hub,
     workers: int,
     trust: TrustPolicy | None = None,
+    global_: bool = False,
 ) -> InstallReport:
     """:func:`install_locked` with the project lock held (the lock is read again under it)."""
     lock = read_lock(root)
     chosen, new_specs = _resolve_requests(lock, requests)
+    refuse_outside_project(chosen, root, global_=global_, action="install")
     if frozen and new_specs:
         raise LockError(
             Param("frozen"), f": the lock would change: not locked: {', '.join(new_specs)}"
@@ -441,7 +452,13 @@ def _install_locked(
         report.append(installed)
     for spec in new_specs:
         report += _pull(
-            root, spec, force=force, allow_unsafe=allow_unsafe, hub=hub, trust=trust
+            root,
+            spec,
+            global_=global_,
+            force=force,
+            allow_unsafe=allow_unsafe,
+            hub=hub,
+            trust=trust,
         ).skills
     return InstallReport(root, report)
 

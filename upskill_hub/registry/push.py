@@ -23,6 +23,7 @@ from upskill_hub.errors import (
     HubError,
     InvalidSkill,
     Param,
+    RepoNotFound,
     SkillNotFound,
     UnsafeSkill,
     UsageError,
@@ -134,7 +135,6 @@ def push_skills(
         multi = multi or any(CARD_FILE in p.files for p in prepared)
         prepared = [_with_layout(p, multi) for p in prepared]
         _check_unique(prepared)
-        prepared, signed_by = _signed(prepared, sign)
         if repo_id is None:
             base = prepared[0].name if not multi else path.resolve().name
             repo_id = f"{hub.whoami()}/{base}"
@@ -143,6 +143,7 @@ def push_skills(
             raise UsageError(
                 Param("repo_id"), f" takes NS/NAME without a revision, got {repo_id}@{rev}"
             )
+        prepared, signed_by = _signed(prepared, sign, hub, repo_id)
         result = _upload(
             hub,
             repo_id,
@@ -157,19 +158,46 @@ def push_skills(
 
 
 def _signed(
-    prepared: list[_Prepared], key: Path | SigningKey | None
+    prepared: list[_Prepared], key: Path | SigningKey | None, hub: Hub, repo_id: str
 ) -> tuple[list[_Prepared], str | None]:
-    """Sign each staged skill with ``key`` (or check a signature it already carries)."""
-    from upskill_hub.registry.signing import prepare_upload
+    """Sign each staged skill with ``key`` (or check a signature it already carries); a signed
+    skill's statement names ``repo_id`` and the next version after the repo's current one."""
+    from upskill_hub.registry.signing import SkillStatement, prepare_upload
 
     out: list[_Prepared] = []
     signed_by: str | None = None
     for p in prepared:
-        files, signer = prepare_upload(p.staged, p.files, key, where=p.name)
+        statement = None
+        if key is not None:
+            version = _next_signed_version(hub, repo_id, p.subpath)
+            statement = SkillStatement(repo_id, p.name, version, _utc_now())
+        files, signer = prepare_upload(p.staged, p.files, key, where=p.name, statement=statement)
         signed_by = signer.who if signer else None
         card = replace(p.card, files=files)
         out.append(replace(p, files=files, card=card))
     return out, signed_by
+
+
+def _next_signed_version(hub: Hub, repo_id: str, subpath: str) -> int:
+    """One more than the version of the statement on the repo's default branch (1 when the
+    repo, or the statement, does not exist yet). Other Hub errors stop the push: a version
+    guessed too low would read as a downgrade to everyone who installed the skill."""
+    from upskill_hub.registry.signing import STATEMENT_FILE, next_version
+
+    name = f"{subpath}/{STATEMENT_FILE}" if subpath else STATEMENT_FILE
+    try:
+        found: Path | None = hub.download_file(repo_id, name)
+    except HubError as exc:
+        if exc.status != 404 and not isinstance(exc, RepoNotFound):
+            raise
+        found = None
+    return next_version(found)
+
+
+def _utc_now() -> str:
+    from datetime import UTC, datetime
+
+    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def scan_local(

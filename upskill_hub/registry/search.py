@@ -200,13 +200,16 @@ def _skill_info(
         report = validate_skill(staged)
         errors = [f"{e.location()}: {e.message}" for e in report.errors]
         frontmatter = _frontmatter(staged)
-        signature = _signature(staged, small is skill or small.files == skill.files, trust)
+        complete = small is skill or small.files == skill.files
+        signature = _signature(staged, complete, trust, repo.repo_id, name)
     return SkillInfo(
         name, skill.subpath, files, frontmatter, findings + content, errors, signature=signature
     )
 
 
-def _signature(staged: Path, complete: bool, trust: TrustPolicy | None) -> dict[str, Any] | None:
+def _signature(
+    staged: Path, complete: bool, trust: TrustPolicy | None, repo_id: str, name: str
+) -> dict[str, Any] | None:
     """The skill's signature as ``info`` shows it (None when it carries none)."""
     from upskill_hub.registry.signing import SIGNATURE_FILE, describe
 
@@ -214,7 +217,7 @@ def _signature(staged: Path, complete: bool, trust: TrustPolicy | None) -> dict[
         return None
     if not complete:
         return {"signed": True, "problem": "not checked: some files are over the size limit"}
-    return describe(staged, trust, where=staged.name).to_dict()
+    return describe(staged, trust, where=staged.name, repo_id=repo_id, skill=name).to_dict()
 
 
 #: Rules scan_tree repeats from the listing scan (reported once, from the listing).

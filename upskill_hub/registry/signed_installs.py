@@ -10,8 +10,14 @@ from pathlib import Path
 
 from upskill_hub.errors import SignatureError
 from upskill_hub.registry.lock import LockedSkill, read_lock
-from upskill_hub.registry.signing import Signer, TrustPolicy, verify_skill
-from upskill_hub.registry.signing_keys import ca_from_pem
+from upskill_hub.registry.signing import (
+    Signer,
+    SkillStatement,
+    TrustPolicy,
+    refuse_widening,
+    require_trust_roots,
+    verify_skill,
+)
 
 
 def check_installed(
@@ -27,7 +33,7 @@ def check_installed(
         return [f"{locked.name}: not signed"] if policy and policy.require else []
     signer = Signer.from_dict(locked.signature)
     problems: list[str] = []
-    if policy and policy.trusts_anyone and not _trusted(signer, policy):
+    if policy and policy.trusts_anyone and not policy.trusts(signer):
         problems.append(f"{locked.name}: signed by {signer.who}, not a trusted key or CA")
     pinned = TrustPolicy().with_key(signer)
     seen: set[str] = set()
@@ -43,18 +49,35 @@ def check_installed(
             continue
         if found.fingerprint != signer.fingerprint:
             problems.append(f"{locked.name}: {entry}: signed by {found.who}, not {signer.who}")
+        problems += _statement_problems(Path(real), locked, entry)
     return problems
 
 
-def _trusted(signer: Signer, policy: TrustPolicy) -> bool:
-    if signer.method == "key":
-        return signer.fingerprint in {k.fingerprint for k in policy.keys}
-    ca = ca_from_pem(signer.ca, "upskill-hub.lock")
-    return ca.fingerprint in {c.fingerprint for c in policy.cas}
+def _statement_problems(folder: Path, locked: LockedSkill, entry: str) -> list[str]:
+    """An installed copy's signed statement must name the locked repo and skill, and the
+    version the lock recorded (the checks ``pull`` made, on the installed files)."""
+    where = f"{locked.name}: {entry}"
+    try:
+        statement = SkillStatement.read(folder, where)
+    except SignatureError as exc:
+        return [str(exc)]
+    recorded = (locked.signature or {}).get("version")
+    if statement is None:
+        return (
+            [f"{where}: signed without a statement, but the lock records version {recorded}"]
+            if recorded
+            else []
+        )
+    if statement.repo_id.casefold() != locked.repo_id.casefold() or statement.skill != locked.name:
+        return [f"{where}: signed for {statement.who}, not for {locked.repo_id}"]
+    if recorded and str(statement.version) != recorded:
+        return [f"{where}: signed version {statement.version}, the lock records {recorded}"]
+    return []
 
 
 def verify_signatures(root: Path, policy: TrustPolicy | None = None) -> dict[str, list[str]]:
     """:func:`check_installed` for every skill in the project's lock (only those with problems)."""
+    require_trust_roots(policy)
     lock = read_lock(root)
     found = {name: check_installed(root, lock.skills[name], policy) for name in sorted(lock.skills)}
     return {name: problems for name, problems in found.items() if problems}
@@ -63,9 +86,16 @@ def verify_signatures(root: Path, policy: TrustPolicy | None = None) -> dict[str
 def refuse_unverified(
     root: Path, skills: Sequence[LockedSkill], policy: TrustPolicy | None
 ) -> None:
-    """``install --require-signature`` of skills already installed (nothing to download): their
-    installed copies must hold a signature by a trusted signer, or SignatureError."""
-    if policy is None or not policy.require:
+    """Skills already installed (nothing to download): under ``require`` their installed copies
+    must hold a signature by a trusted signer; with trusted keys or CAs given, a signer the lock
+    records must be one of them (a lock narrows trust, never widens it). SignatureError."""
+    if policy is None or not (policy.require or policy.trusts_anyone):
+        return
+    require_trust_roots(policy)
+    if not policy.require:
+        for locked in skills:
+            if locked.signature is not None:
+                refuse_widening(Signer.from_dict(locked.signature), policy, locked.name)
         return
     problems = [p for locked in skills for p in check_installed(root, locked, policy)]
     if problems:

@@ -8,6 +8,14 @@ before anything is installed, against trusted public keys (``--trusted-key``, a 
 lock records the signer (key fingerprint and public key, or certificate fingerprint, subject and
 CA) so ``verify`` can re-check the installed copy and a later update must have the same signer.
 
+The signed files include ``skill.oms.statement.json`` (:class:`SkillStatement`): the repo id,
+skill name, a version that grows with every signed push, and the signing time, so a signature
+binds the skill's identity and version, not only its bytes (TUF's mix-and-match and rollback
+attacks). ``pull`` refuses signed files whose statement names another repo or skill, and a signed
+version older than the locked one unless ``allow_downgrade``; a signature without a statement
+(made before it existed) is verified and reported as "identity not bound", and refused as a
+downgrade once the lock recorded a bound version.
+
 Keys are elliptic-curve keys in PEM (P-256/384/521, what model-signing accepts); keys and CAs
 are read in :mod:`.signing_keys`. ``model_signing`` (the ``sign`` extra) is imported only when a
 signature is made or checked. Sigstore keyless signing (it needs the network) is not offered.
@@ -60,8 +68,12 @@ __all__ = [
 
 #: The detached signature beside SKILL.md (the name NVIDIA's verified skills use).
 SIGNATURE_FILE = "skill.oms.sig"
+#: The signed statement of what the signature is for (repo, skill, version, time).
+STATEMENT_FILE = "skill.oms.statement.json"
+STATEMENT_TYPE = "upskill-hub/skill-statement/v1"
 #: A bundle larger than this is not a skill signature.
 MAX_SIGNATURE_BYTES = 1 << 20
+MAX_STATEMENT_BYTES = 1 << 14
 
 _HEX64 = re.compile(r"[0-9a-f]{64}")
 _SHOWN = 5
@@ -118,23 +130,37 @@ class TrustPolicy:
     keys: tuple[TrustedKey, ...] = ()
     require: bool = False
     cas: tuple[TrustedCA, ...] = ()
+    #: accept a signed version older than the locked one (a deliberate rollback)
+    allow_downgrade: bool = False
 
     def with_key(self, signer: Signer | None) -> TrustPolicy:
-        """This policy plus a locked signer's key or CA, required (updates stay with it)."""
+        """This policy plus a locked signer's key or CA, required (updates stay with it).
+
+        Only for a policy that trusts nobody yet (the lock is then the one record of who signed):
+        a lock never adds to keys or CAs the user gave (see :func:`check_fetched`).
+        """
         if signer is None:
             return self
         if signer.method == "certificate":
             ca = ca_from_pem(signer.ca, "upskill-hub.lock")
             known = {c.fingerprint for c in self.cas}
             cas = self.cas if ca.fingerprint in known else (*self.cas, ca)
-            return TrustPolicy(self.keys, require=True, cas=cas)
+            return replace(self, require=True, cas=cas)
         known = {k.fingerprint for k in self.keys}
         extra = () if signer.fingerprint in known else (_locked_key(signer),)
-        return TrustPolicy(self.keys + extra, require=True, cas=self.cas)
+        return replace(self, keys=self.keys + extra, require=True)
 
     @property
     def trusts_anyone(self) -> bool:
         return bool(self.keys or self.cas)
+
+    def trusts(self, signer: Signer) -> bool:
+        """Whether ``signer`` (e.g. one a lock records) is one of this policy's keys, or a
+        certificate issued by one of its CAs."""
+        if signer.method == "key":
+            return signer.fingerprint in {k.fingerprint for k in self.keys}
+        ca = ca_from_pem(signer.ca, "upskill-hub.lock")
+        return ca.fingerprint in {c.fingerprint for c in self.cas}
 
 
 @dataclass(frozen=True)
@@ -147,6 +173,8 @@ class SignatureInfo:
     changes: tuple[str, ...] = ()
     verified_by: str = ""
     problem: str = ""
+    #: what the signed statement says it is for, or that there is none ("identity not bound")
+    statement: str = ""
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -156,7 +184,60 @@ class SignatureInfo:
             "changed_since_signing": list(self.changes),
             "verified_by": self.verified_by or None,
             "problem": self.problem or None,
+            "statement": self.statement or None,
         }
+
+
+@dataclass(frozen=True)
+class SkillStatement:
+    """What a signature is for, signed with the files (``skill.oms.statement.json``): the Hub
+    repo and skill it was pushed as, a version one higher than the repo's previous signed
+    version, and when it was signed (UTC)."""
+
+    repo_id: str
+    skill: str
+    version: int
+    signed_at: str
+
+    def to_bytes(self) -> bytes:
+        data = {
+            "_type": STATEMENT_TYPE,
+            "repo_id": self.repo_id,
+            "skill": self.skill,
+            "version": self.version,
+            "signed_at": self.signed_at,
+        }
+        return (json.dumps(data, indent=2, sort_keys=True) + "\n").encode("utf-8")
+
+    @classmethod
+    def read(cls, folder: Path, where: str) -> SkillStatement | None:
+        """The statement in ``folder`` (None when it has none); SignatureError when unreadable."""
+        path = Path(folder) / STATEMENT_FILE
+        if not path.is_file():
+            return None
+        try:
+            with open(path, "rb") as fh:
+                raw = fh.read(MAX_STATEMENT_BYTES + 1)
+            if len(raw) > MAX_STATEMENT_BYTES:
+                raise ValueError("larger than 16 KiB")
+            data = json.loads(raw)
+            if not isinstance(data, dict) or data.get("_type") != STATEMENT_TYPE:
+                raise ValueError(f"_type is not {STATEMENT_TYPE}")
+            repo_id, skill = data["repo_id"], data["skill"]
+            version, signed_at = data["version"], data["signed_at"]
+            if not all(isinstance(v, str) for v in (repo_id, skill, signed_at)):
+                raise ValueError("repo_id, skill and signed_at must be strings")
+            if isinstance(version, bool) or not isinstance(version, int) or version < 1:
+                raise ValueError("version must be a positive integer")
+        except (OSError, ValueError, KeyError) as exc:
+            raise SignatureError(
+                f"{where}: {STATEMENT_FILE} is not a readable statement ({exc})"
+            ) from None
+        return cls(repo_id, skill, version, signed_at)
+
+    @property
+    def who(self) -> str:
+        return f"{_printable(self.repo_id)} (skill {_printable(self.skill)}, v{self.version})"
 
 
 def _locked_key(signer: Signer) -> TrustedKey:
@@ -419,7 +500,14 @@ def check_staged(folder: Path, policy: TrustPolicy | None, *, where: str) -> Sig
         return None
     if not policy.require and not (Path(folder) / SIGNATURE_FILE).is_file():
         return None
-    if policy.require and not policy.trusts_anyone:
+    require_trust_roots(policy)
+    return verify_skill(folder, policy, where=where)
+
+
+def require_trust_roots(policy: TrustPolicy | None) -> None:
+    """``require`` needs keys or CAs the user gave; a key recorded in a lock is not one (a lock
+    arrives by pull request)."""
+    if policy is not None and policy.require and not policy.trusts_anyone:
         raise UsageError(
             Param("require_signature"),
             " needs a trusted key: ",
@@ -428,13 +516,38 @@ def check_staged(folder: Path, policy: TrustPolicy | None, *, where: str) -> Sig
             Param("trusted_keys", "FILE"),
             f", {TRUSTED_KEYS_ENV} or ",
             Param("trusted_ca", "CERT"),
+            " (a signer recorded in the lock is not trusted on its own)",
         )
-    return verify_skill(folder, policy, where=where)
 
 
-def describe(folder: Path, trust: TrustPolicy | None = None, *, where: str = "") -> SignatureInfo:
+def refuse_widening(pinned: Signer, policy: TrustPolicy | None, where: str) -> None:
+    """A lock may pin a signer, never add one: when the user gave keys or CAs, the locked
+    signer must be among them (SignatureError, kind ``untrusted``)."""
+    if policy is None or not policy.trusts_anyone or policy.trusts(pinned):
+        return
+    raise SignatureError(
+        f"{where}: upskill-hub.lock records the signer {pinned.who}, which is not one of your "
+        "trusted keys or CAs; a lock can only narrow trust, never widen it (trust that signer "
+        "with ",
+        Param("trusted_key", "PUB"),
+        "/",
+        Param("trusted_ca", "CERT"),
+        " if you mean to)",
+        kind="untrusted",
+    )
+
+
+def describe(
+    folder: Path,
+    trust: TrustPolicy | None = None,
+    *,
+    where: str = "",
+    repo_id: str = "",
+    skill: str = "",
+) -> SignatureInfo:
     """What ``folder``'s signature says and whether it holds against ``trust`` (never raises
-    for a bad signature: ``info`` shows it)."""
+    for a bad signature: ``info`` shows it); a statement naming another repo than ``repo_id``
+    (or skill than ``skill``) is a problem."""
     if not (Path(folder) / SIGNATURE_FILE).is_file():
         return SignatureInfo(present=False)
     try:
@@ -450,6 +563,19 @@ def describe(folder: Path, trust: TrustPolicy | None = None, *, where: str = "")
         except ValueError:
             claimed = "an unreadable certificate"
     info = SignatureInfo(True, claimed, tuple(sorted(bundle.files)), changed)
+    try:
+        statement = SkillStatement.read(Path(folder), where or str(folder))
+    except SignatureError as exc:
+        return replace(info, problem=str(exc))
+    if statement is None:
+        info = replace(info, statement=f"identity not bound (no {STATEMENT_FILE})")
+    else:
+        signed = _printable(statement.signed_at)
+        info = replace(info, statement=f"for {statement.who}, signed {signed}")
+        same = statement.repo_id.casefold() == repo_id.casefold() and statement.skill == skill
+        if repo_id and not same:
+            problem = f"signed for {statement.who}, not for this repo; pull refuses it"
+            return replace(info, problem=problem)
     if trust is None or not trust.trusts_anyone:
         return info
     try:
@@ -472,12 +598,18 @@ def stale_signature(folder: Path) -> list[str]:
 
 
 def prepare_upload(
-    staged: Path, files: Sequence[str], private_key: Path | SigningKey | None, *, where: str
+    staged: Path,
+    files: Sequence[str],
+    private_key: Path | SigningKey | None,
+    *,
+    where: str,
+    statement: SkillStatement | None = None,
 ) -> tuple[list[str], Signer | None]:
     """The files ``push`` uploads from ``staged`` and who signed them.
 
-    With ``private_key`` the staged files are signed (the signature joins the upload); without,
-    a signature already in the folder must still cover every file, or push refuses.
+    With ``private_key`` the staged files are signed (the signature joins the upload), with
+    ``statement`` written among them first so it is signed too; without, a signature already in
+    the folder must still cover every file, or push refuses.
     """
     if private_key is None:
         stale = stale_signature(staged)
@@ -493,8 +625,26 @@ def prepare_upload(
         return list(files), None
     key = private_key if isinstance(private_key, SigningKey) else SigningKey(Path(private_key))
     _refuse_uploading_the_key(staged, files, key.private_key, where)
+    extra = {SIGNATURE_FILE}
+    if statement is not None:
+        (Path(staged) / STATEMENT_FILE).write_bytes(statement.to_bytes())
+        extra.add(STATEMENT_FILE)
     signer = sign_skill(staged, key)
-    return sorted({*files, SIGNATURE_FILE}), signer
+    return sorted({*files, *extra}), signer
+
+
+def next_version(previous: Path | None) -> int:
+    """The version a new signed push gets: one more than the statement ``previous`` (a file
+    downloaded from the repo; None or unreadable: 0)."""
+    if previous is None:
+        return 1
+    try:
+        found = SkillStatement.read(previous.parent, str(previous))
+    except SignatureError:
+        return 1
+    if found is None or previous.name != STATEMENT_FILE:
+        return 1
+    return found.version + 1
 
 
 def _refuse_uploading_the_key(staged: Path, files: Sequence[str], key: Path, where: str) -> None:
@@ -518,14 +668,24 @@ def check_fetched(
     locked: dict[str, str] | None,
     *,
     where: str,
+    repo_id: str = "",
+    skill: str = "",
 ) -> tuple[dict[str, str] | None, str | None]:
     """The lock's ``signature`` for a staged download, and a warning; SignatureError refuses.
 
     A skill locked with a signer stays with it: the new files must be signed by that key or
-    by a trusted one. Without ``require``, a signature by a key nobody trusts is reported (a
-    warning) and not recorded; one by a trusted key that does not match the files is refused.
+    by a trusted one, and a signer the lock records must be one the user trusts when the user
+    gave keys or CAs (a lock narrows trust, never widens it). Without ``require``, a signature
+    by a key nobody trusts is reported (a warning) and not recorded; one by a trusted key that
+    does not match the files is refused. A verified signature's statement must name
+    ``repo_id`` and ``skill``, and its version must not be older than the locked one
+    (:func:`check_statement`).
     """
     pinned = Signer.from_dict(locked) if locked else None
+    require_trust_roots(policy)
+    if pinned is not None:
+        refuse_widening(pinned, policy, where)
+    # the locked signer is added only to a policy with no keys or CAs (it is already in any other)
     effective = (policy or TrustPolicy()).with_key(pinned)
     try:
         signer = check_staged(folder, effective, where=where)
@@ -533,11 +693,96 @@ def check_fetched(
         if pinned is not None and not (policy and policy.require):
             raise SignatureError(
                 f"{exc} (the lock records this skill as signed by {pinned.who}; trust the new "
-                "signer with --trusted-key/--trusted-ca, or `upskill-hub remove` it first)",
+                "signer with ",
+                Param("trusted_key", "PUB"),
+                "/",
+                Param("trusted_ca", "CERT"),
+                ", or `upskill-hub remove` it first)",
                 kind=exc.kind,
                 files=exc.files,
             ) from None
         if effective.require or exc.kind != "untrusted":
             raise
         return None, f"{exc}; not recorded as signed"
-    return (signer.to_dict() if signer else None), None
+    if signer is None:
+        return None, None
+    asked = policy or TrustPolicy()
+    recorded, warning = check_statement(
+        folder,
+        locked,
+        where=where,
+        repo_id=repo_id,
+        skill=skill,
+        require=asked.require,
+        allow_downgrade=asked.allow_downgrade,
+    )
+    return {**signer.to_dict(), **recorded}, warning
+
+
+def check_statement(
+    folder: Path,
+    locked: dict[str, str] | None,
+    *,
+    where: str,
+    repo_id: str,
+    skill: str,
+    require: bool = False,
+    allow_downgrade: bool = False,
+) -> tuple[dict[str, str], str | None]:
+    """The verified statement of ``folder`` against where it was fetched from and the lock:
+    what the lock records of it (``version``, ``signed_at``) and a warning.
+
+    Refused (SignatureError): a statement naming another repo or skill (signed files copied
+    elsewhere); a version older than the locked one, or no statement where the lock recorded
+    a version, unless ``allow_downgrade``. A signature without a statement (made before
+    statements existed) binds no identity: refused under ``require`` (the user asked for a
+    signature, and one that any repo could carry does not prove what it was asked to), else
+    a warning, "identity not bound".
+    """
+    statement = SkillStatement.read(folder, where)
+    locked_version = _locked_version(locked)
+    if statement is None:
+        if locked_version is not None and not allow_downgrade:
+            raise SignatureError(
+                f"{where}: signed without a statement ({STATEMENT_FILE}), but the lock records "
+                f"signed version {locked_version}; an older signature is a rollback (pass ",
+                Param("allow_downgrade"),
+                " to accept it)",
+                kind="downgrade",
+            )
+        if require:
+            raise SignatureError(
+                f"{where}: identity not bound: the signature covers the files but not the repo "
+                f"or version (no {STATEMENT_FILE}; signed before upskill-hub added it); ask for "
+                "it to be signed again with push ",
+                Param("sign", "KEY"),
+                ", or install without ",
+                Param("require_signature"),
+                kind="unbound",
+            )
+        return {}, (
+            f"{where}: identity not bound: the signature covers the files but not the repo or "
+            f"version (no {STATEMENT_FILE}; signed before upskill-hub added it); re-sign with push"
+        )
+    names_repo = statement.repo_id.casefold() == repo_id.casefold()
+    if repo_id and (not names_repo or statement.skill != skill):
+        raise SignatureError(
+            f"{where}: signed for {statement.who}, not for {_printable(repo_id)} (skill "
+            f"{_printable(skill)}); signed files copied to another repo are refused",
+            kind="identity",
+        )
+    older = locked_version is not None and statement.version < locked_version
+    if older and not allow_downgrade:
+        raise SignatureError(
+            f"{where}: signed version {statement.version} ({_printable(statement.signed_at)}) "
+            f"is older than the locked version {locked_version}; refusing a rollback (pass ",
+            Param("allow_downgrade"),
+            " to accept it)",
+            kind="downgrade",
+        )
+    return {"version": str(statement.version), "signed_at": statement.signed_at}, None
+
+
+def _locked_version(locked: dict[str, str] | None) -> int | None:
+    value = (locked or {}).get("version")
+    return int(value) if value is not None and value.isdigit() else None

@@ -1,0 +1,122 @@
+"""Does a run folder's summary.json follow from its samples? ``results push`` refuses one that
+does not, so a published lift is at least the lift of the published samples.
+
+The summary is computed again from samples.jsonl with the statistics the eval itself uses
+(:func:`upskill_hub.evaluation.statistics.summarize`, what the runner and the Jobs merge write
+summary.json with) and compared field by field: sample and error counts, per model the runs,
+cases, each arm's passed/total/pass rate/interval, the lift, its interval and the verdict. This
+says nothing about whether the samples themselves are genuine (they are the publisher's word;
+readers say "reported by"); it stops a summary edited by hand.
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+from typing import Any
+
+from upskill_hub.errors import UpskillHubError
+from upskill_hub.evaluation.run_dir import RunRecord, load_run
+
+__all__ = ["InconsistentRun", "check_run_consistency", "refuse_inconsistent", "summary_problems"]
+
+#: summary.json rounds its figures (6 decimals); anything closer than this is the same figure.
+_TOLERANCE = 1e-5
+_SHOWN = 5
+
+
+class InconsistentRun(UpskillHubError):
+    """A run's summary.json does not follow from its samples (exit 1); ``problems`` lists how."""
+
+    def __init__(self, *parts: object, problems: list[str] | None = None) -> None:
+        super().__init__(*parts)
+        self.problems = list(problems or [])
+
+
+def check_run_consistency(run_dir: Path) -> list[str]:
+    """Every way ``run_dir``'s summary.json differs from what its samples give (empty: it
+    follows from them). Each problem names the file, the model and the field."""
+    return summary_problems(load_run(Path(run_dir)))
+
+
+def summary_problems(record: RunRecord) -> list[str]:
+    """:func:`check_run_consistency` of a run folder already read."""
+    from upskill_hub.evaluation.statistics import STATS_VERSION, summarize
+    from upskill_hub.evaluation.tallies import SampleCounts
+
+    where = record.folder.summary_file
+    summary = record.summary
+    if summary is None:
+        return [f"{where}: missing"]
+    problems: list[str] = []
+    if summary.stats_version != STATS_VERSION:
+        problems.append(
+            f"{where}: stats_version {summary.stats_version!r} is not {STATS_VERSION}, the "
+            "statistics this version can check; resume the run to write it again"
+        )
+        return problems
+    counts = SampleCounts.of(record.samples)
+    _compare(problems, f"{where}: samples", summary.samples, counts.samples)
+    _compare(problems, f"{where}: errors", summary.errors, counts.errors)
+    ours = {m.model: m.to_dict() for m in summarize(record.samples)}
+    claimed: dict[str, dict[str, Any]] = {}
+    for entry in summary.models:
+        name = entry.get("model") if isinstance(entry, dict) else None
+        if not isinstance(name, str) or name in claimed:
+            problems.append(f"{where}: a models entry without a model name, or named twice")
+            continue
+        claimed[name] = entry
+    for name in sorted(set(claimed) - set(ours)):
+        problems.append(f"{where}: model {name!r} has no samples in {record.folder.samples_file}")
+    for name in sorted(set(ours) - set(claimed)):
+        problems.append(f"{where}: model {name!r} has samples but no summary")
+    for name in sorted(set(ours) & set(claimed)):
+        _compare_model(problems, f"{where}: {name}", claimed[name], ours[name])
+    return problems
+
+
+def _compare_model(
+    problems: list[str], where: str, claimed: dict[str, Any], ours: dict[str, Any]
+) -> None:
+    for key in ("runs", "cases", "lift_cases", "lift", "lift_ci95", "verdict"):
+        _compare(problems, f"{where}: {key}", claimed.get(key), ours.get(key))
+    for arm in ("baseline", "with_skill"):
+        mine, theirs = ours.get(arm), claimed.get(arm)
+        if mine is None or theirs is None or not isinstance(theirs, dict):
+            _compare(problems, f"{where}: {arm}", theirs, mine)
+            continue
+        for key in ("passed", "total", "errors", "pass_rate", "ci95"):
+            _compare(problems, f"{where}: {arm}.{key}", theirs.get(key), mine.get(key))
+
+
+def _compare(problems: list[str], where: str, claimed: Any, ours: Any) -> None:
+    if not _same(claimed, ours):
+        problems.append(f"{where} says {_shown(claimed)}, the samples give {_shown(ours)}")
+
+
+def _same(a: Any, b: Any) -> bool:
+    if isinstance(a, bool) or isinstance(b, bool):
+        return a is b
+    if isinstance(a, int | float) and isinstance(b, int | float):
+        return math.isclose(float(a), float(b), rel_tol=0, abs_tol=_TOLERANCE)
+    if isinstance(a, list | tuple) and isinstance(b, list | tuple):
+        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b, strict=True))
+    return bool(a == b)
+
+
+def _shown(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def refuse_inconsistent(record: RunRecord) -> None:
+    """InconsistentRun naming the first few problems, when there are any."""
+    problems = summary_problems(record)
+    if problems:
+        more = f" (+{len(problems) - _SHOWN} more)" if len(problems) > _SHOWN else ""
+        raise InconsistentRun(
+            "refusing to publish: summary.json does not follow from samples.jsonl: "
+            + "; ".join(problems[:_SHOWN])
+            + more,
+            problems=problems,
+        )
