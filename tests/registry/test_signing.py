@@ -583,11 +583,13 @@ def test_a_signing_key_inside_the_skill_folder_is_never_uploaded(
     run_cli: Run, tmp_path: Path, unique_repo_id: str, keys: dict[str, Path]
 ) -> None:
     skill = write_skill(tmp_path / "src", "keeps-its-key")
-    inside = skill / "notes" / "signing.pem"
+    # a name that is not a secret's (a .pem is never published at all): the key is found by
+    # its bytes, not its name
+    inside = skill / "notes" / "signing.txt"
     inside.parent.mkdir()
     inside.write_bytes(keys["team"].read_bytes())
     result = run_cli("push", str(skill), "--repo", unique_repo_id, "--sign", str(inside))
-    assert result.code == 2 and "notes/signing.pem is the signing key" in result.stderr
+    assert result.code == 2 and "notes/signing.txt is the signing key" in result.stderr
     assert "PRIVATE KEY" not in result.stdout + result.stderr
     assert not HfApi().repo_exists(unique_repo_id)
 
