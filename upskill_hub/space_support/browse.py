@@ -71,7 +71,8 @@ def _hit_lift(
 
 
 def evidence_markdown(evidence: SkillEvidence | None) -> list[str]:
-    """A table of the measured lift per model (escaped), or that none is published."""
+    """A table of the published lift per model (escaped; each row says who reported it), or
+    that none is published."""
     from upskill_hub.registry.evidence_text import NO_RESULTS, lift_text, n_text, where_text
 
     if evidence is None:
@@ -80,7 +81,7 @@ def evidence_markdown(evidence: SkillEvidence | None) -> list[str]:
         lines = [md_escape(NO_RESULTS[0].upper() + NO_RESULTS[1:])]
     else:
         lines = [
-            "| model | lift (95% interval) | cases × runs | mode | commit measured | results |",
+            "| model | lift (95% interval) | cases × runs | mode | reported by, for commit | results |",
             "|---|---|---|---|---|---|",
         ]
         for e in evidence.models:
