@@ -81,7 +81,8 @@ def evidence_markdown(evidence: SkillEvidence | None) -> list[str]:
         lines = [md_escape(NO_RESULTS[0].upper() + NO_RESULTS[1:])]
     else:
         lines = [
-            "| model | lift (95% interval) | cases × runs | mode | reported by, for commit | results |",
+            "| model | lift (95% interval) | cases × runs | mode | reported by, for commit "
+            "| results |",
             "|---|---|---|---|---|---|",
         ]
         for e in evidence.models:
