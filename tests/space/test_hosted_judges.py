@@ -12,12 +12,11 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 import pytest
 
-from tests.space.conftest import free_port, write_demo_skill
+from tests.space.conftest import write_demo_skill
 from tests.support.llm_servers import FakeLLMServer, openai_server, system_prompt
 
 VISITOR_HF = "hf_visitorSPACEtoken0a1b2c3d"
@@ -40,22 +39,6 @@ def publish(parent: Path, name: str, judges: list[dict[str, Any]]) -> str:
         case["assertions"] += judges
     (folder / "skill_meta.json").write_text(json.dumps(meta))
     return push_skills(folder, repo_id=f"local-user/{name}").repo_id
-
-
-@pytest.fixture(scope="module")
-def hosted(
-    app_module: ModuleType, hub_server: object, tmp_path_factory: pytest.TempPathFactory
-) -> Iterator[str]:
-    from upskill_hub.space_support.settings import SpaceSettings
-
-    settings = SpaceSettings.for_mode(True, output_root=tmp_path_factory.mktemp("judge-runs"))
-    demo = app_module.build_demo(settings)
-    port = free_port()
-    demo.launch(server_name="127.0.0.1", server_port=port, prevent_thread_lock=True, quiet=True)
-    try:
-        yield f"http://127.0.0.1:{port}/"
-    finally:
-        demo.close()
 
 
 @pytest.fixture
@@ -87,7 +70,7 @@ def evaluate(url: str, repo_id: str) -> tuple[str, str]:
 
 
 def test_a_skills_judge_runs_only_on_the_visitors_provider_and_key(
-    hosted: str, vendors: tuple[FakeLLMServer, FakeLLMServer], tmp_path: Path
+    hosted_url: str, vendors: tuple[FakeLLMServer, FakeLLMServer], tmp_path: Path
 ) -> None:
     router, openai = vendors
     judges = [
@@ -95,7 +78,7 @@ def test_a_skills_judge_runs_only_on_the_visitors_provider_and_key(
         {"type": "judge", "rubric": "names a fruit", "model": "hf:org/judge"},
     ]
     repo_id = publish(tmp_path, "fruit-foreign-judge", judges)
-    status, cases = evaluate(hosted, repo_id)
+    status, cases = evaluate(hosted_url, repo_id)
     assert "Done" in status, status
     # the visitor's token never went to OpenAI, nor did the owner's key get used for them
     assert openai.requests == []
@@ -106,7 +89,7 @@ def test_a_skills_judge_runs_only_on_the_visitors_provider_and_key(
 
 
 def test_judge_calls_count_in_the_request_cap(
-    hosted: str, vendors: tuple[FakeLLMServer, FakeLLMServer], tmp_path: Path
+    hosted_url: str, vendors: tuple[FakeLLMServer, FakeLLMServer], tmp_path: Path
 ) -> None:
     router, _ = vendors
     # 3 cases x 2 arms = 6 model requests, well under the cap of 120; but 20 judge calls a
@@ -114,6 +97,6 @@ def test_judge_calls_count_in_the_request_cap(
     judge = {"type": "judge", "rubric": "names a fruit", "model": "hf:org/judge"}
     judges = [{**judge, "rubric": f"{judge['rubric']} ({i})"} for i in range(20)]
     repo_id = publish(tmp_path, "fruit-many-judges", judges)
-    status, _ = evaluate(hosted, repo_id)
+    status, _ = evaluate(hosted_url, repo_id)
     assert "+ 120 judge calls = 126 requests, more than the 120 allowed here" in status, status
     assert router.requests == []
