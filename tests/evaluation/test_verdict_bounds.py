@@ -232,3 +232,16 @@ def test_old_summaries_read_as_what_they_meant() -> None:
     text = " ".join(notes(new))
     assert "counted as fails" not in text and "missing like errors" in text
     assert "5 sample(s) without an answer (outcome error, 3 of them refused" in text
+
+
+def test_holm_never_turns_a_tested_model_into_too_few_cases() -> None:
+    """"Too few cases" is decided by the design at the nominal 95%: 5 cases at 2 runs can show
+    a lift there (MDE 83 pts), so the model is in Holm's family; at its adjusted level (98.3%,
+    3 models) the MDE passes 100 pts, yet the verdict is "no measurable effect", not "too few
+    cases" (which would read as a model that was never tested)."""
+    lifted = samples([("ff", "fp")] * 3 + [("ff", "pp")] * 2, model="a")
+    flat = [samples([("pf", "pf")] * 6, model=name) for name in ("b", "c")]
+    a, *_ = summarize(lifted + flat[0] + flat[1])
+    assert a.mde80 is not None and a.mde80 < 1 and a.lift_p is not None and a.lift_p < 0.05
+    assert a.holm_level == pytest.approx(0.9833, abs=1e-3)
+    assert a.verdict == UNCLEAR and a.holm_changed

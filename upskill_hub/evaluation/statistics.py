@@ -112,6 +112,7 @@ __all__ = [  # the interval maths is re-exported: it was defined here, importers
 ]
 
 STATS_VERSION = 3
+NOMINAL_LEVEL = 0.95  # the verdict's level; Holm's step-down raises it per model
 LIFT_METHOD = "paired_t_by_case"
 ARM_CI_METHOD = "wilson_effective_n_clustered"
 
@@ -460,21 +461,26 @@ class LiftEvidence:
         )
 
 
-def lift_interval(diffs: Sequence[float], *, runs: int, level: float = 0.95) -> PairedLift:
+def lift_interval(
+    diffs: Sequence[float], *, runs: int, level: float = NOMINAL_LEVEL
+) -> PairedLift:
     """The lift of per-case differences and its interval: the one place the verdict calls into
     :mod:`~upskill_hub.evaluation.intervals` (``runs``: the fewest graded runs of a case, for
     the floor step one run's flip can cause)."""
     return paired_lift(diffs, runs=max(runs, 1), level=level)
 
 
-def too_few(result: PairedLift, runs: int) -> str | None:
+def too_few(result: PairedLift, design: PairedLift | None = None) -> str | None:
     """The verdict when the design cannot judge a lift at all, else None: one paired case, or a
     design that cannot detect any lift (3 or fewer cases, or a minimum detectable lift above
-    100 pts) whose interval did not exclude zero either (:func:`too_few_verdict`)."""
-    del runs
+    100 pts) whose interval did not exclude zero either (:func:`too_few_verdict`).
+
+    ``design`` is the same cases' interval at the nominal 95% (default: ``result``): whether a
+    lift can be shown is a property of the cases, decided there, not at a Holm-adjusted level
+    (a model in Holm's family is never turned into "too few cases" by the adjustment)."""
     if result.n < 2:
         return TOO_FEW
-    if not result.detectable and verdict_of(result.ci95) == UNCLEAR:
+    if not (design or result).detectable and verdict_of(result.ci95) == UNCLEAR:
         return too_few_verdict(result)
     return None
 
@@ -560,19 +566,22 @@ class Decision:
     decided_by: int = 0  # missing samples whose fill took the verdict away (not comparable)
 
 
-def decide(evidence: LiftEvidence, *, level: float = 0.95) -> Decision | None:
+def decide(evidence: LiftEvidence, *, level: float = NOMINAL_LEVEL) -> Decision | None:
     """The verdict of the lift at ``level``, None without a case graded in both arms.
 
     ``helps`` / ``hurts`` when the observed interval excludes zero **and** the interval still
     does with every missing sample (error, prompt rejection, sample never run, a case that
     errored in every run of one arm) filled against that claim: a fail with the skill and a pass
     without it (the reverse for ``hurts``). When it does not survive, the verdict is ``not
-    comparable`` and names how many missing samples sufficed to take it away."""
+    comparable`` and names how many missing samples sufficed to take it away. ``too few
+    cases`` (:func:`too_few`) is judged on the design at :data:`NOMINAL_LEVEL` whatever
+    ``level``."""
     observed = evidence.observed
     if not observed:
         return None
     result = lift_interval(observed, runs=evidence.runs, level=level)
-    few = too_few(result, evidence.runs)
+    nominal = result if level == NOMINAL_LEVEL else lift_interval(observed, runs=evidence.runs)
+    few = too_few(result, nominal)
     low, high = evidence.filled(against=True), evidence.filled(against=False)
     bounds = bounds_ci = None
     worst: dict[bool, PairedLift | None] = {}
