@@ -235,7 +235,7 @@ def test_old_summaries_read_as_what_they_meant() -> None:
 
 
 def test_holm_never_turns_a_tested_model_into_too_few_cases() -> None:
-    """"Too few cases" is decided by the design at the nominal 95%: 5 cases at 2 runs can show
+    """ "Too few cases" is decided by the design at the nominal 95%: 5 cases at 2 runs can show
     a lift there (MDE 83 pts), so the model is in Holm's family; at its adjusted level (98.3%,
     3 models) the MDE passes 100 pts, yet the verdict is "no measurable effect", not "too few
     cases" (which would read as a model that was never tested)."""

@@ -14,7 +14,7 @@ import itertools
 import math
 import random
 import statistics as stats
-from collections.abc import Collection, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 
@@ -25,6 +25,7 @@ __all__ = [
     "cases_needed",
     "clustered_rate_interval",
     "holm_adjust",
+    "least_true",
     "newcombe_interval",
     "paired_bootstrap_interval",
     "paired_lift",
@@ -347,16 +348,25 @@ def cases_needed(
         se = max(sd, 1 / math.sqrt(n)) / math.sqrt(df)
         return (t_quantile(1 - (1 - level) / 2, df) + t_quantile(power, df)) * se
 
-    lo, hi = MIN_DETECT_CASES + 1, limit
-    if mde(hi) > lift:
-        return None
-    while lo < hi:  # mde falls as n grows
+    return least_true(lambda n: mde(n) <= lift, MIN_DETECT_CASES, limit)  # mde falls with n
+
+
+def least_true(test: Callable[[int], bool], lo: int, limit: int) -> int | None:
+    """The least ``n`` in ``lo + 1 .. limit`` that passes ``test``, for a ``test`` that fails up
+    to some ``n`` and passes from there on: tried at ``lo + 1``, then doubling (up to ``limit``),
+    then by bisection. None when even ``limit`` fails."""
+    hi = lo + 1
+    while not test(hi):
+        if hi >= limit:
+            return None
+        lo, hi = hi, min(limit, hi * 2)
+    while hi - lo > 1:
         mid = (lo + hi) // 2
-        if mde(mid) <= lift:
+        if test(mid):
             hi = mid
         else:
-            lo = mid + 1
-    return lo
+            lo = mid
+    return hi
 
 
 @dataclass(frozen=True)

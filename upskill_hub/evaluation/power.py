@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from upskill_hub.errors import Param, UsageError
-from upskill_hub.evaluation.intervals import MIN_DETECT_CASES, paired_lift
+from upskill_hub.evaluation.intervals import MIN_DETECT_CASES, least_true, paired_lift
 
 __all__ = [
     "Plan",
@@ -203,18 +203,7 @@ def _cases_needed(
 
     if population.lift <= 0:
         return None
-    lo, hi = MIN_DETECT_CASES, MIN_DETECT_CASES + 1  # lo: known too few
-    while not enough(hi):
-        if hi >= MAX_CASES:
-            return None
-        lo, hi = hi, min(MAX_CASES, hi * 2)
-    while hi - lo > 1:
-        mid = (lo + hi) // 2
-        if enough(mid):
-            hi = mid
-        else:
-            lo = mid
-    return hi
+    return least_true(enough, MIN_DETECT_CASES, MAX_CASES)  # MIN_DETECT_CASES: known too few
 
 
 def plan(

@@ -68,6 +68,7 @@ from upskill_hub.evaluation.intervals import (
     cases_needed,
     clustered_rate_interval,
     holm_adjust,
+    least_true,
     newcombe_interval,
     paired_bootstrap_interval,
     paired_lift,
@@ -461,9 +462,7 @@ class LiftEvidence:
         )
 
 
-def lift_interval(
-    diffs: Sequence[float], *, runs: int, level: float = NOMINAL_LEVEL
-) -> PairedLift:
+def lift_interval(diffs: Sequence[float], *, runs: int, level: float = NOMINAL_LEVEL) -> PairedLift:
     """The lift of per-case differences and its interval: the one place the verdict calls into
     :mod:`~upskill_hub.evaluation.intervals` (``runs``: the fewest graded runs of a case, for
     the floor step one run's flip can cause)."""
@@ -518,13 +517,16 @@ def _greedy_fills(cases: Sequence[CaseCounts], against: bool) -> Iterator[tuple[
 def _fills_to_overturn(evidence: LiftEvidence, verdict: str, level: float) -> int:
     """How few missing samples, filled against ``verdict``, take it away: the missing samples
     in :func:`_greedy_fills` order, the shortest prefix of it that leaves no ``verdict``
-    (checked at 1, 2, 4... fills, then by bisection). A witness: the least number is at most
-    this. The caller knows that filling every missing sample takes the verdict away."""
+    (checked at 1, 2, 4... fills, then by bisection: :func:`least_true`). A witness: the least
+    number is at most this. The caller knows that filling every missing sample takes the
+    verdict away."""
     against = verdict == HELPS
     cases = evidence.cases
+    fills = _greedy_fills(cases, against)
     order: list[tuple[int, int]] = []
 
     def gone(k: int) -> bool:
+        order.extend(itertools.islice(fills, max(0, k - len(order))))
         done = [[0, 0] for _ in cases]
         for i, arm in order[:k]:
             done[i][arm] += 1
@@ -537,21 +539,9 @@ def _fills_to_overturn(evidence: LiftEvidence, verdict: str, level: float) -> in
             return True
         return verdict_of(lift_interval(diffs, runs=evidence.runs, level=level).ci95) != verdict
 
-    lo, probe = 0, 1  # the verdict stands with lo fills
-    fills = _greedy_fills(cases, against)
-    while True:
-        order += itertools.islice(fills, probe - len(order))
-        if len(order) < probe or gone(probe):
-            hi = min(probe, len(order))
-            break
-        lo, probe = probe, probe * 2
-    while hi - lo > 1:
-        mid = (lo + hi) // 2
-        if gone(mid):
-            hi = mid
-        else:
-            lo = mid
-    return hi
+    found = least_true(gone, 0, sum(evidence.missing))
+    assert found is not None  # every missing sample filled takes the verdict away
+    return found
 
 
 @dataclass(frozen=True)
