@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import glob
 import hashlib
 import os
@@ -48,6 +49,7 @@ import tempfile
 import threading
 import time
 from collections.abc import Mapping
+from dataclasses import dataclass, field
 from typing import Any
 
 from upskill_hub.evaluation.assertions import sandbox
@@ -295,32 +297,44 @@ def _own_lines(text: str, source: str) -> str:
     return "\n".join(ln for ln in text.splitlines() if ln.startswith(own))
 
 
-def _run_nvcc(
-    nvcc: str,
-    args: list[str],
-    source: str,
-    code: str,
-    timeout: float,
-    cancel: threading.Event | None = None,
-    mode: sandbox.Mode | None = None,
-) -> tuple[AssertionStatus, str, bool]:
+@dataclass(frozen=True)
+class _Job:
+    """One compile: the answer's code, how to compile it, and its cancellation."""
+
+    nvcc: str
+    args: tuple[str, ...]
+    source: str  # k.cu or k.cpp (the language)
+    code: str
+    timeout: float
+    mode: sandbox.Mode
+    cancel: threading.Event = field(default_factory=threading.Event, compare=False)
+
+    @functools.cached_property
+    def key(self) -> str:
+        """The cache key: everything the result depends on (not the timeout: one that timed
+        out is not cached)."""
+        parts = [self.nvcc, self.mode, self.source, *self.args, self.code]
+        return hashlib.sha256("\0".join(parts).encode("utf-8", "replace")).hexdigest()
+
+
+def _run_nvcc(job: _Job) -> tuple[AssertionStatus, str, bool]:
     """Compile in the sandbox, then check what every pass read; (status, reason, cacheable).
 
     Timeouts aren't cached; a cancelled run raises :class:`Cancelled` (nvcc killed first).
     """
+    args, source, timeout, mode = list(job.args), job.source, job.timeout, job.mode
     shown = " ".join(["nvcc", *args])
-    mode = mode or sandbox.current_mode()
     tag = f" [sandbox: {mode}]"
     if mode == "strict":
-        problem = strict_source_problem(code)
+        problem = strict_source_problem(job.code)
         if problem:
             return "fail", f"refused: {problem}{tag}", True
     owner = current_policy().owner
-    with _slots.slot(owner, cancel), tempfile.TemporaryDirectory(prefix="upskill-nvcc-") as tmp:
-        step = _Step(nvcc, mode, os.path.realpath(tmp), cancel)
+    with _slots.slot(owner, job.cancel), tempfile.TemporaryDirectory(prefix="upskill-nvcc-") as tmp:
+        step = _Step(job.nvcc, mode, os.path.realpath(tmp), job.cancel)
         workdir = step.workdir
         with open(os.path.join(workdir, source), "w", encoding="utf-8") as fh:
-            fh.write(code)
+            fh.write(job.code)
         deadline = time.monotonic() + timeout
         try:
             if source.endswith(".cpp"):  # one pass: preprocess it first, to read what it read
@@ -362,22 +376,14 @@ def _run_nvcc(
         return "fail", f"`{shown}` failed: {_error_summary(own, workdir)}{tag}", True
 
 
-def _compile_cached(
-    key: str,
-    nvcc: str,
-    args: list[str],
-    source: str,
-    code: str,
-    timeout: float,
-    cancel: threading.Event | None = None,
-    mode: sandbox.Mode | None = None,
-) -> tuple[AssertionStatus, str]:
+def _compile_cached(job: _Job) -> tuple[AssertionStatus, str]:
+    key = job.key
     with _locks_guard:
         lock = _key_locks.setdefault(key, threading.Lock())
     with lock:  # identical concurrent requests compile once
         if key in _cache:
             return _cache[key]
-        status, reason, cacheable = _run_nvcc(nvcc, args, source, code, timeout, cancel, mode)
+        status, reason, cacheable = _run_nvcc(job)
         if cacheable:
             _cache[key] = (status, reason)
         return status, reason
@@ -413,23 +419,18 @@ class Compiles(Assertion):
         args = [f"-arch={self.spec['arch']}"] if "arch" in self.spec else []
         args += list(self.spec.get("flags", []))
         source = "k.cu" if language == "cuda" else "k.cpp"
-        mode = await asyncio.to_thread(sandbox.current_mode)  # probed once per process
-        key = hashlib.sha256(
-            "\0".join([nvcc, mode, language, *args, block.code]).encode("utf-8", "replace")
-        ).hexdigest()
         timeout = float(self.spec.get("timeout", DEFAULT_TIMEOUT))
         cap = current_policy().max_timeout_s
         if cap is not None:
             timeout = min(timeout, cap)
-        if key in _cache:
-            status, reason = _cache[key]
+        mode = await asyncio.to_thread(sandbox.current_mode)  # probed once per process
+        job = _Job(nvcc, tuple(args), source, block.code, timeout, mode)
+        if job.key in _cache:
+            status, reason = _cache[job.key]
         else:
-            cancel = threading.Event()
             try:
-                status, reason = await asyncio.to_thread(
-                    _compile_cached, key, nvcc, args, source, block.code, timeout, cancel, mode
-                )
+                status, reason = await asyncio.to_thread(_compile_cached, job)
             except (asyncio.CancelledError, Cancelled):
-                cancel.set()  # the run was cancelled: nvcc is killed within 0.1 s
+                job.cancel.set()  # the run was cancelled: nvcc is killed within 0.1 s
                 raise
         return self.result(status, f"block at line {block.start_line}: {reason}")
