@@ -8,38 +8,17 @@ import json
 from pathlib import Path
 
 from tests.cli_runner import run_cli
+from tests.support.eval_runs import FACT, canary_skill, eval_env, marker, quuxium_cases
 from tests.support.llm_servers import openai_server, skill_aware, system_prompt
 from upskill_hub.evaluation.run_dir import read_samples
 from upskill_hub.evaluation.sample_stream import resume_records
 
-FACT = "PAIR-4417"
-MARKER = '<skill name="pair-resume">'
-SKILL_MD = f"""---
-name: pair-resume
-description: Knows the pair constant. Use when asked about it.
----
-
-The pair constant is {FACT}.
-"""
+MARKER = marker("pair-resume")
 RESPONDER = skill_aware(MARKER, with_skill=f"It is {FACT}.", without="Unknown.")
 
 
 def _skill(tmp_path: Path) -> Path:
-    folder = tmp_path / "pair-resume"
-    folder.mkdir()
-    (folder / "SKILL.md").write_text(SKILL_MD)
-    tests = [
-        {"id": f"c{i}", "input": f"Q{i}: the pair constant?", "expected": {"contains": FACT}}
-        for i in range(3)
-    ]
-    (folder / "skill_meta.json").write_text(json.dumps({"metadata": {}, "tests": tests}))
-    return folder
-
-
-def _env() -> dict[str, str]:
-    import os
-
-    return {k: v for k, v in os.environ.items() if not k.endswith(("_API_KEY", "_BASE_URL"))}
+    return canary_skill(tmp_path, quuxium_cases(3, ids="c"), name="pair-resume")
 
 
 def test_resume_reruns_both_arms_when_one_is_missing(tmp_path: Path) -> None:
@@ -55,7 +34,7 @@ def test_resume_reruns_both_arms_when_one_is_missing(tmp_path: Path) -> None:
             "--output",
             str(tmp_path / "o"),
             *common,
-            env=_env(),
+            env=eval_env(),
         )
         assert first.returncode == 0, first.stderr
         (made,) = (tmp_path / "o").iterdir()
@@ -74,7 +53,7 @@ def test_resume_reruns_both_arms_when_one_is_missing(tmp_path: Path) -> None:
         assert len(gone) == 1
         samples.write_text("".join(x for i, x in enumerate(lines) if i not in gone))
         before = len(srv.requests)
-        second = run_cli("eval", str(skill), "--resume", str(run_dir), *common, env=_env())
+        second = run_cli("eval", str(skill), "--resume", str(run_dir), *common, env=eval_env())
         asked = srv.requests[before:]
     assert second.returncode == 0, second.stderr
     # both arms of (c1, run 2) ran again, nothing else
