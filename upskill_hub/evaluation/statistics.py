@@ -469,17 +469,13 @@ def lift_interval(diffs: Sequence[float], *, runs: int, level: float = NOMINAL_L
     return paired_lift(diffs, runs=max(runs, 1), level=level)
 
 
-def too_few(result: PairedLift, design: PairedLift | None = None) -> str | None:
+def too_few(result: PairedLift) -> str | None:
     """The verdict when the design cannot judge a lift at all, else None: one paired case, or a
     design that cannot detect any lift (3 or fewer cases, or a minimum detectable lift above
-    100 pts) whose interval did not exclude zero either (:func:`too_few_verdict`).
-
-    ``design`` is the same cases' interval at the nominal 95% (default: ``result``): whether a
-    lift can be shown is a property of the cases, decided there, not at a Holm-adjusted level
-    (a model in Holm's family is never turned into "too few cases" by the adjustment)."""
+    100 pts) whose interval did not exclude zero either (:func:`too_few_verdict`)."""
     if result.n < 2:
         return TOO_FEW
-    if not (design or result).detectable and verdict_of(result.ci95) == UNCLEAR:
+    if not result.detectable and verdict_of(result.ci95) == UNCLEAR:
         return too_few_verdict(result)
     return None
 
@@ -564,14 +560,15 @@ def decide(evidence: LiftEvidence, *, level: float = NOMINAL_LEVEL) -> Decision 
     errored in every run of one arm) filled against that claim: a fail with the skill and a pass
     without it (the reverse for ``hurts``). When it does not survive, the verdict is ``not
     comparable`` and names how many missing samples sufficed to take it away. ``too few
-    cases`` (:func:`too_few`) is judged on the design at :data:`NOMINAL_LEVEL` whatever
-    ``level``."""
+    cases`` (:func:`too_few`) is judged at :data:`NOMINAL_LEVEL` only (another ``level`` is
+    Holm's, for a model that was tested at the nominal one)."""
     observed = evidence.observed
     if not observed:
         return None
     result = lift_interval(observed, runs=evidence.runs, level=level)
-    nominal = result if level == NOMINAL_LEVEL else lift_interval(observed, runs=evidence.runs)
-    few = too_few(result, nominal)
+    # whether the design can show a lift is judged at the nominal level only: at a Holm level
+    # the model was tested already, and the adjustment changes its significance, not its design
+    few = too_few(result) if level == NOMINAL_LEVEL else None
     low, high = evidence.filled(against=True), evidence.filled(against=False)
     bounds = bounds_ci = None
     worst: dict[bool, PairedLift | None] = {}
