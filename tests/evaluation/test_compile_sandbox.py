@@ -157,6 +157,17 @@ def _sleeping_nvcc(tmp_path: Path, seconds: str) -> Path:
     return bin_dir
 
 
+#: a compile check that would wait up to 600 s, and one test case with it
+SLOW_CHECK = {"type": "compiles", "timeout": 600}
+SLOW_TESTS = [{"id": "slow", "input": "Write a kernel.", "assertions": [SLOW_CHECK]}]
+
+
+def _sleeping_nvcc_on_path(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, seconds: str) -> None:
+    """:func:`_sleeping_nvcc` first on this process's PATH."""
+    bin_dir = _sleeping_nvcc(tmp_path, seconds)
+    monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ['PATH']}")
+
+
 def _sleepers(seconds: str) -> list[int]:
     found = []
     for entry in Path("/proc").iterdir():
@@ -180,9 +191,7 @@ def _wait_for(predicate, timeout: float = 60) -> None:  # type: ignore[no-untype
 def test_ctrl_c_during_a_compile_leaves_no_compiler_running(tmp_path: Path) -> None:
     seconds = f"{400 + os.getpid() % 97}.25"
     bin_dir = _sleeping_nvcc(tmp_path, seconds)
-    check = {"type": "compiles", "timeout": 600}
-    tests = [{"id": "slow", "input": "Write a kernel.", "assertions": [check]}]
-    skill = canary_skill(tmp_path, tests, name="slow-compile")
+    skill = canary_skill(tmp_path, SLOW_TESTS, name="slow-compile")
     env = {"PATH": f"{bin_dir}{os.pathsep}{os.environ['PATH']}"}
     with openai_server(constant(_cuda("// slow"))) as srv:
         args = ("--model", "m", "--runs", "1", "--output", str(tmp_path / "runs"))
@@ -207,11 +216,8 @@ def test_a_cancelled_space_style_run_kills_its_compile_and_hosted_caps_the_timeo
     from upskill_hub import EvalConfig, evaluate, load_skill
 
     seconds = f"{500 + os.getpid() % 89}.5"
-    bin_dir = _sleeping_nvcc(tmp_path, seconds)
-    monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ['PATH']}")
-    check = {"type": "compiles", "timeout": 600}
-    tests = [{"id": "slow", "input": "Write a kernel.", "assertions": [check]}]
-    skill = load_skill(canary_skill(tmp_path, tests, name="slow-compile"))
+    _sleeping_nvcc_on_path(tmp_path, monkeypatch, seconds)
+    skill = load_skill(canary_skill(tmp_path, SLOW_TESTS, name="slow-compile"))
     cancel = threading.Event()
     outcome: dict = {}
     with openai_server(constant(_cuda("// slow, cancelled"))) as srv:
@@ -237,7 +243,7 @@ def test_a_cancelled_space_style_run_kills_its_compile_and_hosted_caps_the_timeo
     ctx = CheckContext(case=TestCase(id="c", input="x"), output_tokens=1)
     started = time.monotonic()
     with compile_policy("visitor-2", max_timeout_s=1):
-        result = asyncio.run(build_assertion(check).check(_cuda("// capped"), ctx))
+        result = asyncio.run(build_assertion(SLOW_CHECK).check(_cuda("// capped"), ctx))
     assert time.monotonic() - started < 15
     assert result.status == "error" and "nvcc timed out after 1 s" in result.reason
     assert _sleepers(seconds) == []
@@ -284,11 +290,8 @@ def test_a_visitor_who_leaves_the_space_stops_their_compile(
     from upskill_hub.space_support.skills import bundled_skills
 
     seconds = f"{600 + os.getpid() % 83}.75"
-    bin_dir = _sleeping_nvcc(tmp_path, seconds)
-    monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ['PATH']}")
-    check = {"type": "compiles", "timeout": 600}
-    tests = [{"id": "slow", "input": "Write a kernel.", "assertions": [check]}]
-    canary_skill(tmp_path / "skills", tests, name="slow-compile")
+    _sleeping_nvcc_on_path(tmp_path, monkeypatch, seconds)
+    canary_skill(tmp_path / "skills", SLOW_TESTS, name="slow-compile")
     settings = SpaceSettings.for_mode(False, output_root=tmp_path / "runs")
     with openai_server(constant(_cuda("// slow, visitor leaves"))) as srv:
         form = forms.EvalForm("slow-compile", forms.OPENAI, "m", srv.base_url, "k-123456", 1, 0)
