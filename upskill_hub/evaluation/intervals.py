@@ -240,7 +240,7 @@ class PairedLift:
     se: float | None  # None with one case: no spread can be estimated
     sd: float | None
     p_value: float | None  # t test; with the 1/runs floor, at least the sign-flip p
-    mde80: float | None  # minimum detectable lift at 80% power (two-sided 5%), at most 1
+    mde80: float | None  # minimum detectable lift at 80% power (two-sided, at ``level``), <= 1
     floored: bool = False  # the spread floor set the width
     sign_flip_p: float | None = None  # exact sign-flip test over the cases
     floor_step: float = 1.0  # the floor's discordant case differs by this much (1 or 1/runs)
@@ -281,7 +281,7 @@ def paired_lift(
       ``benchmarks/lift_coverage.py`` (README).
 
     The interval is clipped to [-1, 1]. With one case there is no interval: ``(-1, 1)``.
-    ``mde80`` is ``(t(0.975) + t(0.80)) * SE``, capped at 1; ``detectable`` is False with 3 or
+    ``mde80`` is ``(t(1 - a/2) + t(0.80)) * SE``, capped at 1; ``detectable`` is False with 3 or
     fewer cases or when the uncapped MDE exceeds 1 (no lift can be shown at this n).
     ``sign_flip=False`` (simulations) runs the exact test only where it can change the interval
     (``runs > 1`` and a spread below the whole-flip floor); ``sign_flip_p`` is None otherwise.
