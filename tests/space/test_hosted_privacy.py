@@ -80,3 +80,28 @@ def test_a_commit_another_visitor_fetched_is_checked_with_your_own_token(
     status = outputs[1]
     assert status.startswith("⚠ Skill not found on the Hub"), status
     assert PRIVATE_MARK not in str(outputs)
+
+
+def test_a_private_results_dataset_another_visitor_loaded_stays_private(
+    hub_server: object, unique_repo_id: str
+) -> None:
+    """A public skill's card may name a private results dataset: a signed-in visitor's read
+    puts its rows in the Space's shared ``datasets`` cache, and ``load_dataset`` falls back to
+    that cache when the Hub refuses the next, anonymous, visitor."""
+    from datasets import Dataset
+    from huggingface_hub import get_token
+
+    from upskill_hub.errors import HubError
+    from upskill_hub.registry.evidence import load_summary_split
+    from upskill_hub.space_support.skills import visitor_hub
+
+    dataset = f"local-user/{unique_repo_id.split('/')[-1]}-private-results"
+    rows = [{"model": "m", "skill_commit": "c" * 40, "lift": 0.5, "note": PRIVATE_MARK}]
+    Dataset.from_list(rows).push_to_hub(dataset, "summary", split="run1", private=True)
+    assert HfApi().dataset_info(dataset).private
+
+    owner = visitor_hub(True, get_token())  # signed in as the dataset's owner
+    assert load_summary_split(owner, dataset, "run1")[0]["note"] == PRIVATE_MARK
+    with pytest.raises(HubError, match="not found") as refused:
+        load_summary_split(visitor_hub(True, None), dataset, "run1")
+    assert PRIVATE_MARK not in str(refused.value)
