@@ -105,3 +105,30 @@ def test_a_private_results_dataset_another_visitor_loaded_stays_private(
     with pytest.raises(HubError, match="not found") as refused:
         load_summary_split(visitor_hub(True, None), dataset, "run1")
     assert PRIVATE_MARK not in str(refused.value)
+
+
+def test_a_skill_page_reads_a_private_results_dataset_only_for_who_may(
+    hosted_url: str, tmp_path: Path, unique_repo_id: str
+) -> None:
+    """Through the Space: a public skill whose results dataset is private. The signed-in owner's
+    page shows the dataset's figures (and fills the shared cache); an anonymous visitor's page
+    falls back to the public card's digest, saying the dataset was not found."""
+    from gradio_client import Client
+
+    from tests.registry.published_skill import GPT, THREE_FAIL, SkillRepo
+
+    skill = SkillRepo(tmp_path / "skill", unique_repo_id)
+    HfApi().create_repo(skill.dataset, repo_type="dataset", private=True)
+    skill.publish(skill.push(), THREE_FAIL, models=(GPT,))
+    owner = Client(
+        hosted_url,
+        verbose=False,
+        headers={"Cookie": sign_in(hosted_url)},
+        download_files=str(tmp_path / "in"),
+    )
+    fallback = "figures from the skill card's digest instead"
+    page = owner.predict(skill.repo_id, api_name="/skill_page")
+    assert "| inline |" in page and fallback not in page, page  # read from the dataset
+    anonymous = Client(hosted_url, verbose=False, download_files=str(tmp_path / "out"))
+    page = anonymous.predict(skill.repo_id, api_name="/skill_page")
+    assert "repository not found" in page and fallback in page, page
