@@ -20,11 +20,7 @@ class VisitorHub(Hub):
     :meth:`check_access` asks the Hub."""
 
     def check_access(self, repo_id: str, repo_type: str = "model") -> None:
-        self.call(
-            lambda: self.api.repo_info(repo_id, repo_type=repo_type),
-            repo_id=repo_id,
-            action="read the repo",
-        )
+        self.head(repo_id, repo_type)  # asks the Hub with the visitor's token
 
     def resolve(self, repo_id: str, revision: str | None, repo_type: str = "model") -> str:
         if not (revision and COMMIT_RE.fullmatch(revision)):
