@@ -87,6 +87,9 @@ def test_a_dataset_of_trigger_runs_alone_has_a_card_and_shows(
     assert f'"summary", split="{split}"' not in card.text
     eval_split = run_cli("results", "show", unique_repo_id, "--split", split)
     assert eval_split.returncode == 0 and "misfiring queries: q4" in eval_split.stdout
+    # compare takes the dataset's latest eval run, not the later trigger run beside it
+    compared = run_cli("results", "compare", unique_repo_id, str(evals))
+    assert compared.returncode == 0, compared.stderr
 
 
 def test_compare_refuses_a_trigger_run_in_one_line(tmp_path: Path) -> None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from upskill_hub.evaluation.intervals import clustered_rate_interval, paired_lift
+from upskill_hub.evaluation.statistics import STATS_VERSION
 
 DOC = Path(__file__).resolve().parents[2] / "skills/kernel-builder-cuda-kernels/EVALUATION.md"
 
@@ -20,3 +21,4 @@ def test_quoted_intervals_are_what_the_code_computes() -> None:
     assert n_eff == 18
     assert text.count(f"[{arm_low * 100:.1f}, {arm_high * 100:.1f}]") == 2
     assert "(Newcombe)" not in text
+    assert f"(`stats_version` {STATS_VERSION}," in text  # the statistics it calls current

@@ -287,3 +287,13 @@ def test_frontmatter_schema_accepts_valid(rule: str) -> None:
     from upskill_hub.skill.schemas import schema_errors
 
     assert schema_errors("frontmatter", yaml.safe_load(PASSING[rule])) == []
+
+
+def test_the_readme_lists_every_schema() -> None:
+    from tests.cli_runner import REPO
+
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    start = readme.index("JSON Schemas (draft 2020-12)")
+    listed = readme[start : readme.index("\n\n", start)]
+    names = [p.name.removesuffix(".schema.json") for p in (REPO / "schemas").glob("*.schema.json")]
+    assert names and not [n for n in names if f"`{n}`" not in listed]

@@ -305,6 +305,7 @@ def test_files_in_our_earlier_layout_still_read_and_say_upskill_cannot(tmp_path:
             "upskill_hub.tests has 1 entries but tests has 3",
         ),
         ([], r"\$.upskill_hub: \[\] is not of type 'object'", "'upskill_hub' must be an object"),
+        ({}, r"\$.upskill_hub: 'tests' is a required property", "with a 'tests' list"),
         (
             {"tests": [{"id": "a"}, {"id": "a"}, {}]},
             r"upskill_hub.tests\[1\].id: duplicate test id 'a'",

@@ -3,10 +3,15 @@ app itself running on a free port (real HTTP, as visitors and gradio_client reac
 
 from __future__ import annotations
 
+import contextlib
 import importlib.util
 import json
 import socket
+import subprocess
 import sys
+import time
+import urllib.error
+import urllib.request
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -29,6 +34,36 @@ def free_port() -> int:
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
         sock.bind(("127.0.0.1", 0))
         return int(sock.getsockname()[1])
+
+
+@contextlib.contextmanager
+def app_process(env: dict[str, str], cwd: Path, log: Path) -> Iterator[str]:
+    """``python space/app.py`` with ``env`` (its port in ``GRADIO_SERVER_PORT``), its output in
+    ``log``: the app's URL once it answers (its log in the AssertionError if it never does);
+    stopped on exit."""
+    url = f"http://127.0.0.1:{env['GRADIO_SERVER_PORT']}/"
+    with log.open("wb") as out:
+        proc = subprocess.Popen(
+            [sys.executable, str(APP_FILE)], cwd=cwd, env=env, stdout=out, stderr=out
+        )
+    try:
+        deadline = time.monotonic() + 120
+        while True:
+            if proc.poll() is not None or time.monotonic() > deadline:
+                raise AssertionError(f"the Space did not start: {log.read_text(errors='replace')}")
+            try:
+                with urllib.request.urlopen(url, timeout=5):
+                    break
+            except (urllib.error.URLError, OSError):
+                time.sleep(0.5)
+        yield url
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
 
 
 def write_demo_skill(parent: Path, name: str = "fruit-answers") -> Path:

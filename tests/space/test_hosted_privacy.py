@@ -80,3 +80,55 @@ def test_a_commit_another_visitor_fetched_is_checked_with_your_own_token(
     status = outputs[1]
     assert status.startswith("⚠ Skill not found on the Hub"), status
     assert PRIVATE_MARK not in str(outputs)
+
+
+def test_a_private_results_dataset_another_visitor_loaded_stays_private(
+    hub_server: object, unique_repo_id: str
+) -> None:
+    """A public skill's card may name a private results dataset: a signed-in visitor's read
+    puts its rows in the Space's shared ``datasets`` cache, and ``load_dataset`` falls back to
+    that cache when the Hub refuses the next, anonymous, visitor."""
+    from datasets import Dataset
+    from huggingface_hub import get_token
+
+    from upskill_hub.errors import HubError
+    from upskill_hub.registry.evidence import load_summary_split
+    from upskill_hub.space_support.skills import visitor_hub
+
+    dataset = f"local-user/{unique_repo_id.split('/')[-1]}-private-results"
+    rows = [{"model": "m", "skill_commit": "c" * 40, "lift": 0.5, "note": PRIVATE_MARK}]
+    Dataset.from_list(rows).push_to_hub(dataset, "summary", split="run1", private=True)
+    assert HfApi().dataset_info(dataset).private
+
+    owner = visitor_hub(True, get_token())  # signed in as the dataset's owner
+    assert load_summary_split(owner, dataset, "run1")[0]["note"] == PRIVATE_MARK
+    with pytest.raises(HubError, match="not found") as refused:
+        load_summary_split(visitor_hub(True, None), dataset, "run1")
+    assert PRIVATE_MARK not in str(refused.value)
+
+
+def test_a_skill_page_reads_a_private_results_dataset_only_for_who_may(
+    hosted_url: str, tmp_path: Path, unique_repo_id: str
+) -> None:
+    """Through the Space: a public skill whose results dataset is private. The signed-in owner's
+    page shows the dataset's figures (and fills the shared cache); an anonymous visitor's page
+    falls back to the public card's digest, saying the dataset was not found."""
+    from gradio_client import Client
+
+    from tests.registry.published_skill import GPT, THREE_FAIL, SkillRepo
+
+    skill = SkillRepo(tmp_path / "skill", unique_repo_id)
+    HfApi().create_repo(skill.dataset, repo_type="dataset", private=True)
+    skill.publish(skill.push(), THREE_FAIL, models=(GPT,))
+    owner = Client(
+        hosted_url,
+        verbose=False,
+        headers={"Cookie": sign_in(hosted_url)},
+        download_files=str(tmp_path / "in"),
+    )
+    fallback = "figures from the skill card's digest instead"
+    page = owner.predict(skill.repo_id, api_name="/skill_page")
+    assert "| inline |" in page and fallback not in page, page  # read from the dataset
+    anonymous = Client(hosted_url, verbose=False, download_files=str(tmp_path / "out"))
+    page = anonymous.predict(skill.repo_id, api_name="/skill_page")
+    assert "repository not found" in page and fallback in page, page

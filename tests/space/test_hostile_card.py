@@ -2,10 +2,11 @@
 
 The attacker publishes a skill on the (local) Hub whose README holds a fake "paste your API key"
 form, an iframe, remote images (one with ``onerror``), ``<style>``, ``<script>``, ``javascript:``
-links, in the card body and in its ``## Results`` section, and a file name that tries to close
-its code span. The Browse tab of a hosted Space shows it in real Chromium: the page says all of
-it as text, the rendered DOM holds no form, frame, image, style, script or ``javascript:`` link,
-and the browser never asks the attacker's host for anything.
+and ``data:`` links (mixed case, entity-encoded, autolinks, by reference), in the card body and
+in its ``## Results`` section, and a file name that tries to close its code span. The Browse
+tab of a hosted Space shows it in real Chromium: the page says all of it as text, the rendered
+DOM holds no form, frame, image, style, script or ``javascript:``/``data:`` link, and the browser
+never asks the attacker's host for anything.
 """
 
 from __future__ import annotations
@@ -39,6 +40,14 @@ tags: [agent-skills]
 
 [markdown link](javascript:document.title='pwned-md') and [encoded](&#106;avascript:alert(1))
 and a [fine link](https://example.org/docs).
+[mixed case](JaVaScRiPt:alert(1)), [hex entity](&#x6A;avascript:alert(1)),
+[data page](data:text/html;base64,PHNjcmlwdD5hbGVydCgxKTwvc2NyaXB0Pg==),
+![data image](data:image/png;base64,AAAA),
+autolinks <javascript:alert(1)> and <data:text/html,x>, [by reference][js] and ![by reference][pic].
+
+[js]: javascript:alert(1)
+
+[pic]: https://{EVIL}/reference.png "a title"
 
 ![tracking pixel](https://{EVIL}/pixel.png)
 
@@ -95,9 +104,10 @@ def test_card_html_allows_only_its_own_markup() -> None:
     for tag in ("<form", "<iframe", "<img", "<script", "<style", "<svg", "<input", "<button"):
         assert tag not in html, tag
     assert "&lt;form action=" in html and PHISH in html  # shown as text
-    assert 'href="javascript' not in html.lower() and "onerror=" not in html.replace(
-        "onerror=&quot;", ""
-    )
+    for scheme in ("javascript", "data", "vbscript"):
+        assert f'href="{scheme}' not in html.lower(), scheme
+    assert f'<a href="https://{EVIL}/reference.png"' in html  # a reference image: a link too
+    assert "onerror=" not in html.replace("onerror=&quot;", "")
     assert f'<a href="https://{EVIL}/pixel.png"' in html and "image: tracking pixel" in html
     assert '<a href="https://example.org/docs" target="_blank"' in html
     assert "\n" not in html and html.startswith('<div class="upskill-card">')

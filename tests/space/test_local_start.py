@@ -8,16 +8,12 @@ is available locally.
 from __future__ import annotations
 
 import os
-import subprocess
-import sys
-import time
-import urllib.error
 import urllib.request
 from pathlib import Path
 
 import pytest
 
-from tests.space.conftest import APP_FILE, REPO_ROOT, free_port
+from tests.space.conftest import REPO_ROOT, app_process, free_port
 
 _TOKEN_VARS = ("HF_TOKEN", "HUGGING_FACE_HUB_TOKEN", "HF_TOKEN_PATH", "SPACE_ID")
 
@@ -39,42 +35,12 @@ def _local_env(tmp_path: Path, port: int) -> dict[str, str]:
     return env
 
 
-def _get(url: str) -> int | None:
-    try:
-        with urllib.request.urlopen(url, timeout=5) as response:
-            return int(response.status)
-    except (urllib.error.URLError, OSError):
-        return None
-
-
 def test_app_starts_locally_without_a_hugging_face_token(tmp_path: Path) -> None:
-    port = free_port()
-    stderr_file = tmp_path / "stderr.txt"
-    with stderr_file.open("w") as stderr:
-        proc = subprocess.Popen(
-            [sys.executable, str(APP_FILE)],
-            cwd=tmp_path,
-            env=_local_env(tmp_path, port),
-            stdout=subprocess.DEVNULL,
-            stderr=stderr,
-        )
-        status = None
-        try:
-            deadline = time.monotonic() + 120
-            while time.monotonic() < deadline and proc.poll() is None:
-                status = _get(f"http://127.0.0.1:{port}/")
-                if status is not None:
-                    break
-                time.sleep(0.5)
-        finally:
-            proc.terminate()
-            try:
-                proc.wait(timeout=15)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait()
-    err = stderr_file.read_text(encoding="utf-8", errors="replace")
-    assert status == 200, err
+    log = tmp_path / "space.log"
+    env = _local_env(tmp_path, free_port())
+    with app_process(env, tmp_path, log) as url, urllib.request.urlopen(url, timeout=5) as page:
+        assert page.status == 200
+    err = log.read_text(encoding="utf-8", errors="replace")
     assert "Traceback" not in err, err
     assert "must be logged in" not in err and "OAuth" not in err, err
 

@@ -17,11 +17,6 @@ is a different token. So:
 from __future__ import annotations
 
 import os
-import subprocess
-import sys
-import time
-import urllib.error
-import urllib.request
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -29,7 +24,7 @@ from pathlib import Path
 import pytest
 from huggingface_hub import HfApi
 
-from tests.space.conftest import APP_FILE, REPO_ROOT, free_port, write_demo_skill
+from tests.space.conftest import REPO_ROOT, app_process, free_port, write_demo_skill
 from tests.space.test_app import CHROMIUM, CHROMIUM_ARGS
 from tests.support.oidc_provider import OIDCProvider
 
@@ -47,19 +42,6 @@ class HostedSpace:
     commit: str
     log: Path
     provider: OIDCProvider
-
-
-def _wait_for(url: str, proc: subprocess.Popen[bytes], log: Path) -> None:
-    deadline = time.monotonic() + 120
-    while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            raise AssertionError(log.read_text(errors="replace"))
-        try:
-            with urllib.request.urlopen(url, timeout=5):
-                return
-        except (urllib.error.URLError, OSError):
-            time.sleep(0.5)
-    raise AssertionError(f"the Space did not start: {log.read_text(errors='replace')}")
 
 
 @pytest.fixture(scope="module")
@@ -100,21 +82,8 @@ def hosted_space(tmp_path_factory: pytest.TempPathFactory) -> Iterator[HostedSpa
             }
         )
         log = tmp / "space.log"
-        with log.open("wb") as out:
-            proc = subprocess.Popen(
-                [sys.executable, str(APP_FILE)], cwd=tmp, env=env, stdout=out, stderr=out
-            )
-        try:
-            url = f"http://127.0.0.1:{port}/"
-            _wait_for(url, proc, log)
+        with app_process(env, tmp, log) as url:
             yield HostedSpace(url, commit, log, provider)
-        finally:
-            proc.terminate()
-            try:
-                proc.wait(timeout=15)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait()
 
 
 def _show(page: object, repo: str) -> object:

@@ -111,8 +111,11 @@ def _rate(row: dict[str, Any] | None) -> float | None:
     return None if not row else row.get("pass_rate")
 
 
-def load_results(source: str | Path, split: str | None = None) -> RunResults | TriggerRunResults:
-    """The summary of a run folder, or of one split (default: the latest) of a dataset."""
+def load_results(
+    source: str | Path, split: str | None = None, *, evals_only: bool = False
+) -> RunResults | TriggerRunResults:
+    """The summary of a run folder, or of one split (default: the latest) of a dataset; with
+    ``evals_only`` the default is the dataset's latest eval run (its trigger runs aside)."""
     text = str(source)
     path = Path(text).expanduser()
     if path.exists():
@@ -130,13 +133,13 @@ def load_results(source: str | Path, split: str | None = None) -> RunResults | T
         raise UsageError(f"{text!r}: empty split after ':'")
     if "/" not in repo or repo.startswith((".", "/", "~")):
         raise UsageError(f"{text}: no such run folder (nor a Hub dataset id NS/NAME[:split])")
-    return _hub(repo, named or split)
+    return _hub(repo, named or split, evals_only=evals_only)
 
 
 def load_eval_results(source: str | Path) -> RunResults:
     """:func:`load_results` for what only eval runs have (lift, arms): a trigger eval is refused
-    in one line."""
-    results = load_results(source)
+    in one line (a dataset named without a split gives its latest eval run)."""
+    results = load_results(source, evals_only=True)
     if isinstance(results, TriggerRunResults):
         raise UsageError(
             f"{source}: a trigger eval (recall and false triggers, no lift): it compares with "
@@ -221,12 +224,14 @@ def _local_triggers(path: Path) -> TriggerRunResults:
     return TriggerRunResults(str(path), split_name(str(info.get("run_id") or path.name)), summary)
 
 
-def _hub(repo: str, split: str | None) -> RunResults | TriggerRunResults:
+def _hub(repo: str, split: str | None, *, evals_only: bool) -> RunResults | TriggerRunResults:
     from upskill_hub.publish.results_dataset import SUMMARY_CONFIG, dataset_repo_id
     from upskill_hub.publish.trigger_results import TRIGGERS_CONFIG
 
     repo_id = dataset_repo_id(repo)
     evals = _load_splits(repo_id, SUMMARY_CONFIG)
+    if evals and split is None and evals_only:
+        split = _latest(evals)
     if evals and split in evals:
         return RunResults(repo_id, split, evals[split])
     triggers = _load_splits(repo_id, TRIGGERS_CONFIG)
@@ -239,7 +244,7 @@ def _hub(repo: str, split: str | None) -> RunResults | TriggerRunResults:
     if not runs:
         raise UsageError(f"{repo_id}: the dataset holds no runs")
     if split is None:
-        split = max(runs, key=lambda s: (_started(runs[s]), list(runs).index(s)))
+        split = _latest(runs)
     elif split not in runs:
         raise UsageError(f"{repo_id}: no split {split!r} (runs: {', '.join(runs)})")
     if evals and split in evals:
@@ -301,6 +306,11 @@ def _load_splits(repo_id: str, config: str) -> dict[str, list[dict[str, Any]]] |
             raise
         raise mapped from exc
     return {name: ds.to_list() for name, ds in loaded.items()}
+
+
+def _latest(runs: dict[str, list[dict[str, Any]]]) -> str:
+    """The split of the run that started last (the later one of a tie)."""
+    return max(runs, key=lambda s: (_started(runs[s]), list(runs).index(s)))
 
 
 def _started(rows: list[dict[str, Any]]) -> str:

@@ -261,6 +261,10 @@ def load_summary_split(hub: Hub, dataset: str, split: str) -> list[dict[str, Any
     if os.path.exists(dataset):  # load_dataset would read a local folder of that name
         raise HubError(f"{where}: names a local path; only Hub datasets are read")
     try:
+        hub.check_access(dataset, "dataset")  # a hosted visitor's, before the shared cache
+    except HubError as exc:
+        raise HubError(f"{where}: {exc}") from exc
+    try:
         with quiet_datasets():
             loaded = load_dataset(dataset, SUMMARY_CONFIG, split=split, token=hub.token)
     except DatasetNotFoundError as exc:

@@ -405,6 +405,14 @@ class Hub:
 
     # -- repo metadata -------------------------------------------------------------------------
 
+    def check_access(self, repo_id: str, repo_type: str = "model") -> None:
+        """Raise :class:`HubError` unless this client may read ``repo_id``, before a library
+        that falls back to its own cache when refused reads it (``datasets.load_dataset``).
+
+        Nothing to check here: the cache is this machine's own (see
+        :class:`~upskill_hub.space_support.visitor_hub.VisitorHub`, whose cache is shared).
+        """
+
     def head(self, repo_id: str, repo_type: str = "model") -> str | None:
         """The commit the default branch is at (None for a repo without commits)."""
         info = self.call(

@@ -302,11 +302,11 @@ def suite_from_obj(data: Any, source: str = "tests") -> TestSuite:
         metadata = {k: v for k, v in meta.items() if v is not None}
         hub = data.get(HUB_KEY)
         if hub is not None:
-            if not isinstance(hub, dict) or not isinstance(hub.get("tests", []), list):
+            extras = hub.get("tests") if isinstance(hub, dict) else None
+            if not isinstance(extras, list):  # as the schema requires
                 raise InvalidTestFile(
                     f"{source}: '{HUB_KEY}' must be an object with a 'tests' list"
                 )
-            extras = hub.get("tests", [])
     else:
         raise InvalidTestFile(f"{source}: expected an object with 'tests' or 'cases', or a list")
     if not isinstance(raw_cases, list):
