@@ -20,6 +20,7 @@ import pytest
 from huggingface_hub import HfApi
 from huggingface_hub.errors import HfHubHTTPError
 
+from tests.hub_server.cli_server import served_by_cli
 from upskill_hub.errors import UsageError
 from upskill_hub.hub_server import RunningServer, running_server
 from upskill_hub.hub_server.app import host_allowed
@@ -152,28 +153,12 @@ def test_jobs_need_a_token(tmp_path: Path) -> None:
 
 
 def test_cli_warns_once_when_jobs_are_on(tmp_path: Path) -> None:
-    env = {**os.environ, "PYTHONPATH": str(REPO_ROOT)}
-    argv = [sys.executable, "-m", "upskill_hub", "hub", "serve", "--jobs", "--token", OWNER]
-    proc = subprocess.Popen(
-        [*argv, "--data", str(tmp_path / "d")],
-        cwd=REPO_ROOT,
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    try:
-        assert proc.stdout is not None
-        url = proc.stdout.readline().strip()
-        assert url.startswith("http://127.0.0.1:")
+    with served_by_cli("--jobs", "--token", OWNER, "--data", str(tmp_path / "d")) as served:
         hardware = httpx.get(
-            f"{url}/api/jobs/hardware", headers={"Authorization": f"Bearer {OWNER}"}
+            f"{served.url}/api/jobs/hardware", headers={"Authorization": f"Bearer {OWNER}"}
         )
         assert hardware.status_code == 200
-    finally:
-        proc.terminate()
-        _, stderr = proc.communicate(timeout=15)
-    warnings = [line for line in stderr.splitlines() if line.startswith("warning:")]
+    warnings = [line for line in served.stderr.splitlines() if line.startswith("warning:")]
     assert len(warnings) == 1 and "--jobs" in warnings[0] and "any command" in warnings[0]
 
 
