@@ -192,3 +192,33 @@ def test_model_signings_own_verifier_accepts_what_push_signs(
     (skill / STATEMENT_FILE).write_text((skill / STATEMENT_FILE).read_text().replace("1", "9"))
     with pytest.raises(ValueError):
         config.verify(skill, skill / SIGNATURE_FILE)
+
+
+@pytest.mark.parametrize("version", [10**16 - 1, 10**30, "9", 0])
+def test_a_forged_unsigned_statement_cannot_set_the_next_signed_version(
+    run_cli: Run, tmp_path: Path, unique_repo_id: str, team: tuple[Path, Path], version: object
+) -> None:
+    """Write access, no key: a statement put at the repo's head is what the next signed push
+    counts from. One no lock can hold (or unreadable) stops that push instead of being signed
+    (a 17-digit version would make every later command fail on the victim's lock)."""
+    key, _ = team
+    _push_version(tmp_path, unique_repo_id, key, "print('v1')")
+    forged = {
+        "_type": "upskill-hub/skill-statement/v1",
+        "repo_id": unique_repo_id,
+        "skill": unique_repo_id.split("/")[1],
+        "version": version,
+        "signed_at": "2026-01-01T00:00:00Z",
+    }
+    HfApi().upload_file(
+        path_or_fileobj=json.dumps(forged).encode(),
+        path_in_repo=STATEMENT_FILE,
+        repo_id=unique_repo_id,
+    )
+    head = HfApi().model_info(unique_repo_id).sha
+    skill = write_skill(tmp_path / "v2", unique_repo_id.split("/")[1])
+    done = run_cli("push", str(skill), "--repo", unique_repo_id, "--sign", str(key))
+    assert done.code == 1, done.stdout + done.stderr
+    [line] = done.stderr.strip().splitlines()
+    assert f"{unique_repo_id}: {STATEMENT_FILE}" in line and "refusing to guess" in line
+    assert HfApi().model_info(unique_repo_id).sha == head  # nothing was signed or pushed

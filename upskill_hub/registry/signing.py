@@ -74,6 +74,8 @@ STATEMENT_TYPE = "upskill-hub/skill-statement/v1"
 #: A bundle larger than this is not a skill signature.
 MAX_SIGNATURE_BYTES = 1 << 20
 MAX_STATEMENT_BYTES = 1 << 14
+#: The largest statement version: what upskill-hub.lock's ``signature.version`` holds (16 digits).
+MAX_STATEMENT_VERSION = 10**16 - 1
 
 _HEX64 = re.compile(r"[0-9a-f]{64}")
 _SHOWN = 5
@@ -227,8 +229,10 @@ class SkillStatement:
             version, signed_at = data["version"], data["signed_at"]
             if not all(isinstance(v, str) for v in (repo_id, skill, signed_at)):
                 raise ValueError("repo_id, skill and signed_at must be strings")
-            if isinstance(version, bool) or not isinstance(version, int) or version < 1:
-                raise ValueError("version must be a positive integer")
+            if not isinstance(version, int) or isinstance(version, bool):
+                raise ValueError("version must be a whole number")
+            if not 1 <= version <= MAX_STATEMENT_VERSION:
+                raise ValueError(f"version must be from 1 to {MAX_STATEMENT_VERSION}")
         except (OSError, ValueError, KeyError) as exc:
             raise SignatureError(
                 f"{where}: {STATEMENT_FILE} is not a readable statement ({exc})"
@@ -633,18 +637,24 @@ def prepare_upload(
     return sorted({*files, *extra}), signer
 
 
-def next_version(previous: Path | None) -> int:
+def next_version(previous: Path | None, where: str) -> int:
     """The version a new signed push gets: one more than the statement ``previous`` (a file
-    downloaded from the repo; None or unreadable: 0)."""
+    downloaded from the repo as ``where``; None: 1). An unreadable statement, or one at
+    :data:`MAX_STATEMENT_VERSION`, stops the push (SignatureError): anyone with write access can
+    put it there, and a version guessed from it would be too low (a downgrade to everyone who
+    installed the skill) or one no lock can hold."""
     if previous is None:
         return 1
     try:
-        found = SkillStatement.read(previous.parent, str(previous))
-    except SignatureError:
-        return 1
-    if found is None or previous.name != STATEMENT_FILE:
-        return 1
-    return found.version + 1
+        found = SkillStatement.read(previous.parent, where)
+        if found is not None and found.version >= MAX_STATEMENT_VERSION:
+            raise SignatureError(f"{where}: version {found.version} has no successor")
+    except SignatureError as exc:
+        raise SignatureError(
+            f"{exc}; it was not written by a signed push, refusing to guess the next signed "
+            "version (delete it from the repo if you mean to start again at 1)"
+        ) from None
+    return 1 if found is None else found.version + 1
 
 
 def _refuse_uploading_the_key(staged: Path, files: Sequence[str], key: Path, where: str) -> None:
