@@ -222,3 +222,17 @@ def test_a_forged_unsigned_statement_cannot_set_the_next_signed_version(
     [line] = done.stderr.strip().splitlines()
     assert f"{unique_repo_id}: {STATEMENT_FILE}" in line and "refusing to guess" in line
     assert HfApi().model_info(unique_repo_id).sha == head  # nothing was signed or pushed
+
+
+def test_an_older_signed_statement_put_back_at_the_head_makes_the_next_push_repeat_a_version(
+    tmp_path: Path, unique_repo_id: str, team: tuple[Path, Path]
+) -> None:
+    """The limit README states: the counter is read from the head, which write access can set
+    to a validly signed older commit's files."""
+    key, _ = team
+    v1 = _push_version(tmp_path, unique_repo_id, key, "print('v1')")
+    v2 = _push_version(tmp_path, unique_repo_id, key, "print('v2')")
+    _copy_commit(unique_repo_id, v1, unique_repo_id, SKILL_FILES)
+    v3 = _push_version(tmp_path, unique_repo_id, key, "print('v3')")
+    versions = [_statement(unique_repo_id, c)["version"] for c in (v1, v2, v3)]
+    assert versions == [1, 2, 2]
