@@ -243,6 +243,10 @@ class SkillStatement:
     def who(self) -> str:
         return f"{_printable(self.repo_id)} (skill {_printable(self.skill)}, v{self.version})"
 
+    def names(self, repo_id: str, skill: str) -> bool:
+        """Whether this statement is for ``repo_id`` (Hub ids ignore case) and ``skill``."""
+        return self.repo_id.casefold() == repo_id.casefold() and self.skill == skill
+
 
 def _locked_key(signer: Signer) -> TrustedKey:
     return TrustedKey(signer.fingerprint, signer.public_key, "upskill-hub.lock")
@@ -576,8 +580,7 @@ def describe(
     else:
         signed = _printable(statement.signed_at)
         info = replace(info, statement=f"for {statement.who}, signed {signed}")
-        same = statement.repo_id.casefold() == repo_id.casefold() and statement.skill == skill
-        if repo_id and not same:
+        if repo_id and not statement.names(repo_id, skill):
             problem = f"signed for {statement.who}, not for this repo; pull refuses it"
             return replace(info, problem=problem)
     if trust is None or not trust.trusts_anyone:
@@ -774,8 +777,7 @@ def check_statement(
             f"{where}: identity not bound: the signature covers the files but not the repo or "
             f"version (no {STATEMENT_FILE}; signed before upskill-hub added it); re-sign with push"
         )
-    names_repo = statement.repo_id.casefold() == repo_id.casefold()
-    if repo_id and (not names_repo or statement.skill != skill):
+    if repo_id and not statement.names(repo_id, skill):
         raise SignatureError(
             f"{where}: signed for {statement.who}, not for {_printable(repo_id)} (skill "
             f"{_printable(skill)}); signed files copied to another repo are refused",
