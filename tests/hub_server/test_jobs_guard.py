@@ -194,6 +194,23 @@ def test_only_the_token_holder_starts_jobs(jobs_server: RunningServer, tmp_path:
     assert owner.wait_for_job(job.id, timeout=60, poll_interval=0.1).status.stage == "COMPLETED"
 
 
+def test_a_browser_form_cannot_start_a_job_even_with_the_token(
+    jobs_server: RunningServer, tmp_path: Path
+) -> None:
+    """What a web page may post cross-site without a preflight (form content types) is refused
+    before the body is read, on every Jobs route, whatever else the request carries."""
+    marker = tmp_path / "pwned"
+    body = json.dumps(_pwn_spec(marker))
+    auth = {"Authorization": f"Bearer {OWNER}"}
+    for kind in ("text/plain", "application/x-www-form-urlencoded", "multipart/form-data"):
+        for path in ("/api/jobs/local-user", "/api/scheduled-jobs/local-user"):
+            sent = httpx.post(
+                jobs_server.url + path, content=body, headers={**auth, "Content-Type": kind}
+            )
+            assert sent.status_code == 415, (kind, path, sent.text)
+    _no_job_ran(marker, jobs_server.data_dir)
+
+
 def _stored_job(data_dir: Path, job_id: str, namespace: str) -> None:
     """A Job of another namespace in the data folder (from an earlier server, say)."""
     folder = data_dir / "jobs" / "runs" / job_id
