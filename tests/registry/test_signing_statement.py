@@ -8,6 +8,7 @@ re-push an older signed version with ``HfApi.create_commit``, or copy signed fil
 from __future__ import annotations
 
 import json
+import shutil
 from collections.abc import Callable
 from pathlib import Path
 
@@ -236,3 +237,35 @@ def test_an_older_signed_statement_put_back_at_the_head_makes_the_next_push_repe
     v3 = _push_version(tmp_path, unique_repo_id, key, "print('v3')")
     versions = [_statement(unique_repo_id, c)["version"] for c in (v1, v2, v3)]
     assert versions == [1, 2, 2]
+
+
+def test_a_rollback_is_refused_on_pull_and_install_too(
+    run_cli: Run, tmp_path: Path, project: Path, unique_repo_id: str, team: tuple[Path, Path]
+) -> None:
+    """``update`` is not the only way to the repo's head or another commit: pulling the locked
+    repo again, and ``install --frozen`` of a lock whose commit a pull request moved back."""
+    key, pub = team
+    name = unique_repo_id.split("/")[1]
+    v1 = _push_version(tmp_path, unique_repo_id, key, "print('v1')")
+    _push_version(tmp_path, unique_repo_id, key, "print('v2 fixes a bug')")
+    trust = ("--require-signature", "--trusted-key", str(pub))
+    assert run_cli("pull", unique_repo_id, *trust, cwd=project).code == 0
+    lock_file = project / "upskill-hub.lock"
+    locked = read_lock(project).skills[name]
+    # a pull request moves the locked commit back to v1 (the signer and version left alone)
+    lock_file.write_text(lock_file.read_text().replace(locked.commit, v1))
+    shutil.rmtree(project / ".claude" / "skills" / name)  # a fresh checkout: CI installs
+    before = tree_state(project)
+    frozen = run_cli("install", "--frozen", *trust, cwd=project)
+    assert frozen.code == 1, frozen.stdout + frozen.stderr
+    assert "older than the locked version 2" in frozen.stderr
+    assert tree_state(project) == before
+    # write access, no key: v1 becomes the head again, and the user pulls the repo again
+    lock_file.write_text(lock_file.read_text().replace(v1, locked.commit))
+    _copy_commit(unique_repo_id, v1, unique_repo_id, SKILL_FILES)
+    before = tree_state(project)
+    pulled = run_cli("pull", unique_repo_id, *trust, "--force", cwd=project)
+    assert pulled.code == 1, pulled.stdout + pulled.stderr
+    assert "signed version 1" in pulled.stderr
+    assert "older than the locked version 2" in pulled.stderr
+    assert tree_state(project) == before
