@@ -20,6 +20,7 @@ import pytest
 from huggingface_hub import HfApi
 from huggingface_hub.errors import HfHubHTTPError
 
+from tests.hub_server.cli_server import served_by_cli
 from upskill_hub.errors import UsageError
 from upskill_hub.hub_server import RunningServer, running_server
 from upskill_hub.hub_server.app import host_allowed
@@ -152,28 +153,12 @@ def test_jobs_need_a_token(tmp_path: Path) -> None:
 
 
 def test_cli_warns_once_when_jobs_are_on(tmp_path: Path) -> None:
-    env = {**os.environ, "PYTHONPATH": str(REPO_ROOT)}
-    argv = [sys.executable, "-m", "upskill_hub", "hub", "serve", "--jobs", "--token", OWNER]
-    proc = subprocess.Popen(
-        [*argv, "--data", str(tmp_path / "d")],
-        cwd=REPO_ROOT,
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    try:
-        assert proc.stdout is not None
-        url = proc.stdout.readline().strip()
-        assert url.startswith("http://127.0.0.1:")
+    with served_by_cli("--jobs", "--token", OWNER, "--data", str(tmp_path / "d")) as served:
         hardware = httpx.get(
-            f"{url}/api/jobs/hardware", headers={"Authorization": f"Bearer {OWNER}"}
+            f"{served.url}/api/jobs/hardware", headers={"Authorization": f"Bearer {OWNER}"}
         )
         assert hardware.status_code == 200
-    finally:
-        proc.terminate()
-        _, stderr = proc.communicate(timeout=15)
-    warnings = [line for line in stderr.splitlines() if line.startswith("warning:")]
+    warnings = [line for line in served.stderr.splitlines() if line.startswith("warning:")]
     assert len(warnings) == 1 and "--jobs" in warnings[0] and "any command" in warnings[0]
 
 
@@ -207,6 +192,23 @@ def test_only_the_token_holder_starts_jobs(jobs_server: RunningServer, tmp_path:
     owner = HfApi(endpoint=jobs_server.url, token=OWNER)
     job = owner.run_job(image="python:3.12", command=["python", "-c", "print('ok')"])
     assert owner.wait_for_job(job.id, timeout=60, poll_interval=0.1).status.stage == "COMPLETED"
+
+
+def test_a_browser_form_cannot_start_a_job_even_with_the_token(
+    jobs_server: RunningServer, tmp_path: Path
+) -> None:
+    """What a web page may post cross-site without a preflight (form content types) is refused
+    before the body is read, on every Jobs route, whatever else the request carries."""
+    marker = tmp_path / "pwned"
+    body = json.dumps(_pwn_spec(marker))
+    auth = {"Authorization": f"Bearer {OWNER}"}
+    for kind in ("text/plain", "application/x-www-form-urlencoded", "multipart/form-data"):
+        for path in ("/api/jobs/local-user", "/api/scheduled-jobs/local-user"):
+            sent = httpx.post(
+                jobs_server.url + path, content=body, headers={**auth, "Content-Type": kind}
+            )
+            assert sent.status_code == 415, (kind, path, sent.text)
+    _no_job_ran(marker, jobs_server.data_dir)
 
 
 def _stored_job(data_dir: Path, job_id: str, namespace: str) -> None:

@@ -12,6 +12,7 @@ import pytest
 from huggingface_hub import HfApi, hf_hub_download
 from huggingface_hub.errors import HfHubHTTPError, RepositoryNotFoundError
 
+from tests.hub_server.cli_server import served_by_cli
 from upskill_hub.errors import UsageError
 from upskill_hub.hub_server import running_server
 
@@ -73,37 +74,13 @@ def test_running_server_reports_a_busy_port(hub_server: object, tmp_path: Path) 
 
 
 def test_cli_prints_url_first_and_serves(tmp_path: Path) -> None:
-    env = {**os.environ, "PYTHONPATH": str(REPO_ROOT)}
-    proc = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "upskill_hub",
-            "hub",
-            "serve",
-            "--port",
-            "0",
-            "--data",
-            str(tmp_path / "cli-data"),
-        ],
-        cwd=REPO_ROOT,
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    try:
-        assert proc.stdout is not None
-        url = proc.stdout.readline().strip()
-        assert url.startswith("http://127.0.0.1:")
+    with served_by_cli("--port", "0", "--data", str(tmp_path / "cli-data")) as served:
+        url = served.url
         reply = httpx.get(f"{url}/api/whoami-v2", headers={"Authorization": "Bearer t"})
         assert reply.json()["name"] == "local-user"
         api = HfApi(endpoint=url, token="t")
         api.create_repo("local-user/from-cli")
         assert api.list_repo_files("local-user/from-cli") == [".gitattributes"]
-    finally:
-        proc.terminate()
-        proc.wait(timeout=15)
     assert (tmp_path / "cli-data" / "repos" / "models" / "local-user" / "from-cli").is_dir()
 
 

@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import json
 import uuid
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 from huggingface_hub import HfApi
@@ -16,31 +18,37 @@ from upskill_hub.evaluation.run_dir import read_samples
 from upskill_hub.hub_server import RunningServer
 from upskill_hub.jobs.artifacts import shard_prefix
 from upskill_hub.jobs.plan import make_shards
+from upskill_hub.publish.run_consistency import check_run_consistency
 
 
 def _outcomes(run_dir: Path) -> dict[tuple[str, str, int, str], str]:
     return {s.key: s.outcome for s in read_samples(run_dir / "samples.jsonl")}
 
 
-def test_a_forged_shard_is_regraded_with_a_warning(
-    tmp_path: Path, api: HfApi, fake_model: FakeLLMServer
-) -> None:
+KEY = {"UPSKILL_HUB_API_KEY": SENTINEL}
+
+
+def _eval_on_jobs(tmp_path: Path, fake_model: FakeLLMServer) -> tuple[Path, str, float]:
+    """A 2-case run on Jobs (one shard, 2 passes and 2 fails): its folder, artifact repo, lift."""
     skill = make_skill(tmp_path, cases=2)
     repo = f"local-user/runs-{uuid.uuid4().hex[:8]}"
-    key = {"UPSKILL_HUB_API_KEY": SENTINEL}
     ran = cli(
         "eval", str(skill), "--model", "fake-a", "--base-url", fake_model.base_url,
         "-o", str(tmp_path / "runs"), "--executor", "jobs", "--install", "none",
-        "--artifact-repo", repo, "--yes", "--format", "json", extra_env=key,
+        "--artifact-repo", repo, "--yes", "--format", "json", extra_env=KEY,
     )  # fmt: skip
     assert ran.returncode == 0, ran.stderr
     assert "warning:" not in ran.stderr  # an honest shard merges without one
     (run_dir,) = (tmp_path / "runs").iterdir()
-    honest = _outcomes(run_dir)
-    assert sorted(honest.values()) == ["fail", "fail", "pass", "pass"]
-    lift = json.loads(ran.stdout)["models"][0]["lift"]
+    assert sorted(_outcomes(run_dir).values()) == ["fail", "fail", "pass", "pass"]
+    return run_dir, repo, json.loads(ran.stdout)["models"][0]["lift"]
 
-    # whoever can write the artifact repo rewrites the shard: every fail becomes a pass
+
+def _forge_shard(
+    api: HfApi, tmp_path: Path, run_dir: Path, repo: str, forge: Callable[[dict[str, Any]], None]
+) -> dict[str, Any]:
+    """What whoever can write the artifact repo does: rewrite the shard's samples (``forge``
+    edits each line's data in place); returns the shard's plan entry."""
     plan = json.loads((run_dir / "jobs.json").read_text())
     (shard,) = plan["shards"]
     path = f"{shard_prefix(plan['run_id'], shard['id'])}/samples.jsonl"
@@ -48,9 +56,7 @@ def test_a_forged_shard_is_regraded_with_a_warning(
     forged = []
     for line in Path(local).read_text().splitlines():
         data = json.loads(line)
-        if data["outcome"] == "fail":
-            data["outcome"] = "pass"
-            data["assertions"] = [] if data["arm"] == "with_skill" else "all good"
+        forge(data)
         forged.append(json.dumps(data))
     api.upload_file(
         path_or_fileobj="\n".join(forged).encode() + b"\n",
@@ -58,7 +64,22 @@ def test_a_forged_shard_is_regraded_with_a_warning(
         repo_id=repo,
         repo_type="dataset",
     )
-    collected = cli("jobs", "collect", str(run_dir), "--format", "json", extra_env=key)
+    return dict(shard)
+
+
+def test_a_forged_shard_is_regraded_with_a_warning(
+    tmp_path: Path, api: HfApi, fake_model: FakeLLMServer
+) -> None:
+    run_dir, repo, lift = _eval_on_jobs(tmp_path, fake_model)
+    honest = _outcomes(run_dir)
+
+    def every_fail_passes(data: dict[str, Any]) -> None:
+        if data["outcome"] == "fail":
+            data["outcome"] = "pass"
+            data["assertions"] = [] if data["arm"] == "with_skill" else "all good"
+
+    shard = _forge_shard(api, tmp_path, run_dir, repo, every_fail_passes)
+    collected = cli("jobs", "collect", str(run_dir), "--format", "json", extra_env=KEY)
     assert collected.returncode == 0, collected.stderr
     warnings = [line for line in collected.stderr.splitlines() if line.startswith("warning:")]
     assert warnings == [
@@ -83,6 +104,28 @@ def test_a_forged_shard_is_regraded_with_a_warning(
     data = json.loads(cancelled.stdout)
     assert data["cancelled"] == 0 and data["run_dir"] == str(run_dir)
     assert [(s["id"], s["state"]) for s in data["shards"]] == [(shard["id"], "completed")]
+
+
+def test_a_shard_line_with_malformed_results_is_cleaned_and_the_run_stays_publishable(
+    tmp_path: Path, api: HfApi, fake_model: FakeLLMServer
+) -> None:
+    """A fail whose assertion results are garbage claims the outcome they would give (none:
+    fail). The merged line must still be one the run's readers accept, or the summary counts a
+    sample that ``results push`` cannot read and refuses the run."""
+    run_dir, repo, lift = _eval_on_jobs(tmp_path, fake_model)
+    honest = _outcomes(run_dir)
+
+    def garbled(data: dict[str, Any]) -> None:
+        if data["outcome"] == "fail":
+            data["assertions"] = "all good"
+
+    _forge_shard(api, tmp_path, run_dir, repo, garbled)
+    collected = cli("jobs", "collect", str(run_dir), "--format", "json", extra_env=KEY)
+    assert collected.returncode == 0, collected.stderr
+    assert "re-graded from the results" in collected.stderr
+    assert _outcomes(run_dir) == honest  # every line read back
+    assert json.loads(collected.stdout)["models"][0]["lift"] == lift
+    assert check_run_consistency(run_dir) == []
 
 
 def test_a_hub_without_jobs_says_so_in_one_line(

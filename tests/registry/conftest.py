@@ -48,6 +48,19 @@ def write_skill(
     return folder
 
 
+def key_pairs(folder: Path, *names: str) -> dict[str, Path]:
+    """A signing key pair per name under ``folder``: ``out[name]`` is the private key,
+    ``out[name + ".pub"]`` the public one."""
+    from upskill_hub.registry.signing import generate_key_pair
+
+    out: dict[str, Path] = {}
+    for name in names:
+        generate_key_pair(folder / f"{name}.key")
+        out[name] = folder / f"{name}.key"
+        out[f"{name}.pub"] = folder / f"{name}.pub"
+    return out
+
+
 def tree_state(root: Path) -> dict[str, bytes | str]:
     """Every file, link and folder under ``root`` (to prove nothing was written)."""
     state: dict[str, bytes | str] = {}

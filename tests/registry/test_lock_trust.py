@@ -15,11 +15,11 @@ from pathlib import Path
 
 import pytest
 
-from tests.registry.conftest import CliResult, tree_state, write_skill
+from tests.registry.conftest import CliResult, key_pairs, tree_state, write_skill
 from upskill_hub.registry.lock import LOCK_FILENAME, read_lock
 from upskill_hub.registry.pull import pull
 from upskill_hub.registry.push import push_skills
-from upskill_hub.registry.signing import TrustPolicy, generate_key_pair, load_trusted_keys
+from upskill_hub.registry.signing import TrustPolicy, load_trusted_keys
 
 Run = Callable[..., CliResult]
 
@@ -27,12 +27,7 @@ Run = Callable[..., CliResult]
 @pytest.fixture
 def keys(tmp_path: Path) -> dict[str, Path]:
     """``team`` (the victim trusts it) and ``attacker`` key pairs."""
-    out: dict[str, Path] = {}
-    for name in ("team", "attacker"):
-        generate_key_pair(tmp_path / "keys" / f"{name}.key")
-        out[name] = tmp_path / "keys" / f"{name}.key"
-        out[f"{name}.pub"] = tmp_path / "keys" / f"{name}.pub"
-    return out
+    return key_pairs(tmp_path / "keys", "team", "attacker")
 
 
 def _policy(pub: Path) -> TrustPolicy:

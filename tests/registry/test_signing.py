@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 from huggingface_hub import HfApi
 
-from tests.registry.conftest import CliResult, tree_state, write_skill
+from tests.registry.conftest import CliResult, key_pairs, tree_state, write_skill
 from upskill_hub.errors import LockError, SignatureError
 from upskill_hub.registry.lock import LOCK_FILENAME, read_lock
 from upskill_hub.registry.pull import pull
@@ -22,7 +22,6 @@ from upskill_hub.registry.signing import (
     SIGNATURE_FILE,
     STATEMENT_FILE,
     TrustPolicy,
-    generate_key_pair,
     load_trusted_keys,
 )
 
@@ -32,12 +31,7 @@ Run = Callable[..., CliResult]
 @pytest.fixture
 def keys(tmp_path: Path) -> dict[str, Path]:
     """Two key pairs: ``team`` (trusted in these tests) and ``other`` (not)."""
-    out: dict[str, Path] = {}
-    for name in ("team", "other"):
-        generate_key_pair(tmp_path / "keys" / f"{name}.key")
-        out[name] = tmp_path / "keys" / f"{name}.key"
-        out[f"{name}.pub"] = tmp_path / "keys" / f"{name}.pub"
-    return out
+    return key_pairs(tmp_path / "keys", "team", "other")
 
 
 def _fingerprint(pub: Path) -> str:

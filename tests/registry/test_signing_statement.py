@@ -8,6 +8,7 @@ re-push an older signed version with ``HfApi.create_commit``, or copy signed fil
 from __future__ import annotations
 
 import json
+import shutil
 from collections.abc import Callable
 from pathlib import Path
 
@@ -192,3 +193,79 @@ def test_model_signings_own_verifier_accepts_what_push_signs(
     (skill / STATEMENT_FILE).write_text((skill / STATEMENT_FILE).read_text().replace("1", "9"))
     with pytest.raises(ValueError):
         config.verify(skill, skill / SIGNATURE_FILE)
+
+
+@pytest.mark.parametrize("version", [10**16 - 1, 10**30, "9", 0])
+def test_a_forged_unsigned_statement_cannot_set_the_next_signed_version(
+    run_cli: Run, tmp_path: Path, unique_repo_id: str, team: tuple[Path, Path], version: object
+) -> None:
+    """Write access, no key: a statement put at the repo's head is what the next signed push
+    counts from. One no lock can hold (or unreadable) stops that push instead of being signed
+    (a 17-digit version would make every later command fail on the victim's lock)."""
+    key, _ = team
+    _push_version(tmp_path, unique_repo_id, key, "print('v1')")
+    forged = {
+        "_type": "upskill-hub/skill-statement/v1",
+        "repo_id": unique_repo_id,
+        "skill": unique_repo_id.split("/")[1],
+        "version": version,
+        "signed_at": "2026-01-01T00:00:00Z",
+    }
+    HfApi().upload_file(
+        path_or_fileobj=json.dumps(forged).encode(),
+        path_in_repo=STATEMENT_FILE,
+        repo_id=unique_repo_id,
+    )
+    head = HfApi().model_info(unique_repo_id).sha
+    skill = write_skill(tmp_path / "v2", unique_repo_id.split("/")[1])
+    done = run_cli("push", str(skill), "--repo", unique_repo_id, "--sign", str(key))
+    assert done.code == 1, done.stdout + done.stderr
+    [line] = done.stderr.strip().splitlines()
+    assert f"{unique_repo_id}: {STATEMENT_FILE}" in line and "refusing to guess" in line
+    assert HfApi().model_info(unique_repo_id).sha == head  # nothing was signed or pushed
+
+
+def test_an_older_signed_statement_put_back_at_the_head_makes_the_next_push_repeat_a_version(
+    tmp_path: Path, unique_repo_id: str, team: tuple[Path, Path]
+) -> None:
+    """The limit README states: the counter is read from the head, which write access can set
+    to a validly signed older commit's files."""
+    key, _ = team
+    v1 = _push_version(tmp_path, unique_repo_id, key, "print('v1')")
+    v2 = _push_version(tmp_path, unique_repo_id, key, "print('v2')")
+    _copy_commit(unique_repo_id, v1, unique_repo_id, SKILL_FILES)
+    v3 = _push_version(tmp_path, unique_repo_id, key, "print('v3')")
+    versions = [_statement(unique_repo_id, c)["version"] for c in (v1, v2, v3)]
+    assert versions == [1, 2, 2]
+
+
+def test_a_rollback_is_refused_on_pull_and_install_too(
+    run_cli: Run, tmp_path: Path, project: Path, unique_repo_id: str, team: tuple[Path, Path]
+) -> None:
+    """``update`` is not the only way to the repo's head or another commit: pulling the locked
+    repo again, and ``install --frozen`` of a lock whose commit a pull request moved back."""
+    key, pub = team
+    name = unique_repo_id.split("/")[1]
+    v1 = _push_version(tmp_path, unique_repo_id, key, "print('v1')")
+    _push_version(tmp_path, unique_repo_id, key, "print('v2 fixes a bug')")
+    trust = ("--require-signature", "--trusted-key", str(pub))
+    assert run_cli("pull", unique_repo_id, *trust, cwd=project).code == 0
+    lock_file = project / "upskill-hub.lock"
+    locked = read_lock(project).skills[name]
+    # a pull request moves the locked commit back to v1 (the signer and version left alone)
+    lock_file.write_text(lock_file.read_text().replace(locked.commit, v1))
+    shutil.rmtree(project / ".claude" / "skills" / name)  # a fresh checkout: CI installs
+    before = tree_state(project)
+    frozen = run_cli("install", "--frozen", *trust, cwd=project)
+    assert frozen.code == 1, frozen.stdout + frozen.stderr
+    assert "older than the locked version 2" in frozen.stderr
+    assert tree_state(project) == before
+    # write access, no key: v1 becomes the head again, and the user pulls the repo again
+    lock_file.write_text(lock_file.read_text().replace(v1, locked.commit))
+    _copy_commit(unique_repo_id, v1, unique_repo_id, SKILL_FILES)
+    before = tree_state(project)
+    pulled = run_cli("pull", unique_repo_id, *trust, "--force", cwd=project)
+    assert pulled.code == 1, pulled.stdout + pulled.stderr
+    assert "signed version 1" in pulled.stderr
+    assert "older than the locked version 2" in pulled.stderr
+    assert tree_state(project) == before

@@ -49,9 +49,6 @@ def register(app: typer.Typer) -> None:
         import sys
 
         from upskill_hub.hub_server import serve
-        from upskill_hub.hub_server.app import check_options
-
-        check_options(token, jobs)
 
         def announce(url: str) -> None:
             print(url, flush=True)

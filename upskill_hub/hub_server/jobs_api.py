@@ -37,18 +37,11 @@ def _engine(call: Call) -> JobsEngine:
     return engine
 
 
-#: Content types a web page may send cross-site without a CORS preflight.
-_FORM_TYPES = ("text/plain", "application/x-www-form-urlencoded", "multipart/form-data")
-
-
 def _namespace(call: Call) -> str:
     """The addressed namespace, after the checks every Jobs route makes: a token (as on the
-    Hub, reads included), no browser-form body (a web page must not start a Job), and a
-    namespace of the token holder's."""
+    Hub, reads included; the app has also refused a browser form's content type before reading
+    the body, for every handler in :data:`HANDLERS`), and a namespace of the token holder's."""
     call.require_write()
-    kind = call.request.headers.get("content-type", "").split(";")[0].strip().lower()
-    if kind in _FORM_TYPES:
-        raise HubApiError(415, f"Unsupported content type {kind!r}: send JSON")
     namespace = call.segments[0]
     if namespace not in OWN_NAMESPACES:
         raise HubApiError(

@@ -113,8 +113,9 @@ def _shard_lines(
 
 def regraded_outcome(data: dict[str, Any]) -> str | None:
     """The outcome the runner gives a sample with these assertion results, when a shard's line
-    claims another (``None`` when its claim follows). Malformed results are dropped (the
-    sample then has none, so it fails); an ``error`` with no results stands."""
+    claims another or its results are malformed (``None`` when its claim follows from them).
+    Malformed results are dropped from ``data`` (the sample then has none, so it fails: the
+    line must be written again); an ``error`` with no results stands."""
     from upskill_hub.evaluation.assertions import outcome_of
     from upskill_hub.evaluation.types import AssertionResult
 
@@ -125,7 +126,8 @@ def regraded_outcome(data: dict[str, Any]) -> str | None:
     try:
         results = [AssertionResult(str(a["type"]), a["status"]) for a in raw or []]
     except (TypeError, KeyError):
-        data["assertions"] = results = []
+        data["assertions"] = []
+        return outcome_of([])
     derived = outcome_of(results)
     return None if derived == claimed else derived
 

@@ -4,7 +4,9 @@ does not, so a published lift is at least the lift of the published samples.
 The summary is computed again from samples.jsonl with the statistics the eval itself uses
 (:func:`upskill_hub.evaluation.statistics.summarize`, what the runner and the Jobs merge write
 summary.json with) and compared field by field: sample and error counts, per model the runs,
-cases, each arm's passed/total/pass rate/interval, the lift, its interval and the verdict. This
+cases, each arm's passed/total/errors/pass rate/interval/tokens/latency, the lift, its
+interval, the Holm adjustment (the interval published with the verdict when several models
+were measured), the verdict and the token savings: every figure ``results push`` publishes. This
 says nothing about whether the samples themselves are genuine (they are the publisher's word;
 readers say "reported by"); it stops a summary edited by hand.
 """
@@ -23,6 +25,20 @@ __all__ = ["InconsistentRun", "check_run_consistency", "refuse_inconsistent", "s
 #: summary.json rounds its figures (6 decimals); anything closer than this is the same figure.
 _TOLERANCE = 1e-5
 _SHOWN = 5
+#: What is compared of each model: at least every figure ``results push`` publishes
+#: (``holm`` holds the Holm-adjusted interval published with the verdict when several models
+#: were measured).
+_MODEL_FIELDS = (
+    "runs",
+    "cases",
+    "lift_cases",
+    "lift",
+    "lift_ci95",
+    "holm",
+    "verdict",
+    "token_savings",
+)
+_ARM_FIELDS = ("passed", "total", "errors", "pass_rate", "ci95", "tokens", "latency_s")
 
 
 class InconsistentRun(UpskillHubError):
@@ -78,14 +94,14 @@ def summary_problems(record: RunRecord) -> list[str]:
 def _compare_model(
     problems: list[str], where: str, claimed: dict[str, Any], ours: dict[str, Any]
 ) -> None:
-    for key in ("runs", "cases", "lift_cases", "lift", "lift_ci95", "verdict"):
+    for key in _MODEL_FIELDS:
         _compare(problems, f"{where}: {key}", claimed.get(key), ours.get(key))
     for arm in ("baseline", "with_skill"):
         mine, theirs = ours.get(arm), claimed.get(arm)
         if mine is None or theirs is None or not isinstance(theirs, dict):
             _compare(problems, f"{where}: {arm}", theirs, mine)
             continue
-        for key in ("passed", "total", "errors", "pass_rate", "ci95"):
+        for key in _ARM_FIELDS:
             _compare(problems, f"{where}: {arm}.{key}", theirs.get(key), mine.get(key))
 
 
@@ -97,6 +113,8 @@ def _compare(problems: list[str], where: str, claimed: Any, ours: Any) -> None:
 def _same(a: Any, b: Any) -> bool:
     if isinstance(a, bool) or isinstance(b, bool):
         return a is b
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(_same(a[k], b[k]) for k in a)
     if isinstance(a, int | float) and isinstance(b, int | float):
         return math.isclose(float(a), float(b), rel_tol=0, abs_tol=_TOLERANCE)
     if isinstance(a, list | tuple) and isinstance(b, list | tuple):

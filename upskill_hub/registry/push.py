@@ -191,7 +191,7 @@ def _next_signed_version(hub: Hub, repo_id: str, subpath: str) -> int:
         if exc.status != 404 and not isinstance(exc, RepoNotFound):
             raise
         found = None
-    return next_version(found)
+    return next_version(found, f"{repo_id}: {name}")
 
 
 def _utc_now() -> str:

@@ -68,7 +68,7 @@ def _statement_problems(folder: Path, locked: LockedSkill, entry: str) -> list[s
             if recorded
             else []
         )
-    if statement.repo_id.casefold() != locked.repo_id.casefold() or statement.skill != locked.name:
+    if not statement.names(locked.repo_id, locked.name):
         return [f"{where}: signed for {statement.who}, not for {locked.repo_id}"]
     if recorded and str(statement.version) != recorded:
         return [f"{where}: signed version {statement.version}, the lock records {recorded}"]

@@ -74,6 +74,8 @@ STATEMENT_TYPE = "upskill-hub/skill-statement/v1"
 #: A bundle larger than this is not a skill signature.
 MAX_SIGNATURE_BYTES = 1 << 20
 MAX_STATEMENT_BYTES = 1 << 14
+#: The largest statement version: what upskill-hub.lock's ``signature.version`` holds (16 digits).
+MAX_STATEMENT_VERSION = 10**16 - 1
 
 _HEX64 = re.compile(r"[0-9a-f]{64}")
 _SHOWN = 5
@@ -227,8 +229,10 @@ class SkillStatement:
             version, signed_at = data["version"], data["signed_at"]
             if not all(isinstance(v, str) for v in (repo_id, skill, signed_at)):
                 raise ValueError("repo_id, skill and signed_at must be strings")
-            if isinstance(version, bool) or not isinstance(version, int) or version < 1:
-                raise ValueError("version must be a positive integer")
+            if not isinstance(version, int) or isinstance(version, bool):
+                raise ValueError("version must be a whole number")
+            if not 1 <= version <= MAX_STATEMENT_VERSION:
+                raise ValueError(f"version must be from 1 to {MAX_STATEMENT_VERSION}")
         except (OSError, ValueError, KeyError) as exc:
             raise SignatureError(
                 f"{where}: {STATEMENT_FILE} is not a readable statement ({exc})"
@@ -238,6 +242,10 @@ class SkillStatement:
     @property
     def who(self) -> str:
         return f"{_printable(self.repo_id)} (skill {_printable(self.skill)}, v{self.version})"
+
+    def names(self, repo_id: str, skill: str) -> bool:
+        """Whether this statement is for ``repo_id`` (Hub ids ignore case) and ``skill``."""
+        return self.repo_id.casefold() == repo_id.casefold() and self.skill == skill
 
 
 def _locked_key(signer: Signer) -> TrustedKey:
@@ -572,8 +580,7 @@ def describe(
     else:
         signed = _printable(statement.signed_at)
         info = replace(info, statement=f"for {statement.who}, signed {signed}")
-        same = statement.repo_id.casefold() == repo_id.casefold() and statement.skill == skill
-        if repo_id and not same:
+        if repo_id and not statement.names(repo_id, skill):
             problem = f"signed for {statement.who}, not for this repo; pull refuses it"
             return replace(info, problem=problem)
     if trust is None or not trust.trusts_anyone:
@@ -633,18 +640,24 @@ def prepare_upload(
     return sorted({*files, *extra}), signer
 
 
-def next_version(previous: Path | None) -> int:
+def next_version(previous: Path | None, where: str) -> int:
     """The version a new signed push gets: one more than the statement ``previous`` (a file
-    downloaded from the repo; None or unreadable: 0)."""
+    downloaded from the repo as ``where``; None: 1). An unreadable statement, or one at
+    :data:`MAX_STATEMENT_VERSION`, stops the push (SignatureError): anyone with write access can
+    put it there, and a version guessed from it would be too low (a downgrade to everyone who
+    installed the skill) or one no lock can hold."""
     if previous is None:
         return 1
     try:
-        found = SkillStatement.read(previous.parent, str(previous))
-    except SignatureError:
-        return 1
-    if found is None or previous.name != STATEMENT_FILE:
-        return 1
-    return found.version + 1
+        found = SkillStatement.read(previous.parent, where)
+        if found is not None and found.version >= MAX_STATEMENT_VERSION:
+            raise SignatureError(f"{where}: version {found.version} has no successor")
+    except SignatureError as exc:
+        raise SignatureError(
+            f"{exc}; it was not written by a signed push, refusing to guess the next signed "
+            "version (delete it from the repo if you mean to start again at 1)"
+        ) from None
+    return 1 if found is None else found.version + 1
 
 
 def _refuse_uploading_the_key(staged: Path, files: Sequence[str], key: Path, where: str) -> None:
@@ -764,8 +777,7 @@ def check_statement(
             f"{where}: identity not bound: the signature covers the files but not the repo or "
             f"version (no {STATEMENT_FILE}; signed before upskill-hub added it); re-sign with push"
         )
-    names_repo = statement.repo_id.casefold() == repo_id.casefold()
-    if repo_id and (not names_repo or statement.skill != skill):
+    if repo_id and not statement.names(repo_id, skill):
         raise SignatureError(
             f"{where}: signed for {statement.who}, not for {_printable(repo_id)} (skill "
             f"{_printable(skill)}); signed files copied to another repo are refused",
