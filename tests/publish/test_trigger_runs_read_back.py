@@ -112,3 +112,22 @@ def test_compare_warns_when_one_run_is_agent_mode(tmp_path: Path) -> None:
     assert len(warnings) == 1 and "mode (A: inline; B: agent" in warnings[0]
     same = run_cli("results", "compare", str(inline), str(inline))
     assert "warning" not in same.stderr
+
+
+def test_a_trigger_summary_edited_by_hand_is_refused_before_anything_is_uploaded(
+    tmp_path: Path, unique_repo_id: str
+) -> None:
+    from huggingface_hub import HfApi
+
+    run_dir = Path(_trigger_run(tmp_path)["run_dir"])
+    summary_file = run_dir / "trigger_summary.json"
+    summary = json.loads(summary_file.read_text())
+    summary["models"][0]["sets"][0]["false_trigger_rate"] = 0.0  # hide the misfire
+    summary["models"][0]["sets"][0]["misfires"] = []
+    summary_file.write_text(json.dumps(summary))
+    done = run_cli("results", "push", str(run_dir), "--repo", unique_repo_id)
+    assert done.returncode == 1, done.stderr
+    line = done.stderr.strip()
+    assert "\n" not in line and "trigger_summary.json does not follow from" in line
+    assert "fake-model" in line
+    assert not HfApi().repo_exists(unique_repo_id, repo_type="dataset")

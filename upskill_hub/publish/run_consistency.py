@@ -20,7 +20,14 @@ from typing import Any
 from upskill_hub.errors import UpskillHubError
 from upskill_hub.evaluation.run_dir import RunRecord, load_run
 
-__all__ = ["InconsistentRun", "check_run_consistency", "refuse_inconsistent", "summary_problems"]
+__all__ = [
+    "InconsistentRun",
+    "check_run_consistency",
+    "refuse_inconsistent",
+    "refuse_inconsistent_triggers",
+    "summary_problems",
+    "trigger_summary_problems",
+]
 
 #: summary.json rounds its figures (6 decimals); anything closer than this is the same figure.
 _TOLERANCE = 1e-5
@@ -127,14 +134,62 @@ def _shown(value: Any) -> str:
     return text if len(text) <= 60 else text[:57] + "..."
 
 
+def trigger_summary_problems(run_dir: Path) -> list[str]:
+    """The same check for a trigger eval: trigger_summary.json's counts and every model's set
+    and query rates against :func:`~upskill_hub.evaluation.trigger_stats.trigger_stats` of
+    trigger_samples.jsonl over queries.json."""
+    from upskill_hub.evaluation.trigger_queries import TriggerQuery
+    from upskill_hub.evaluation.trigger_stats import TriggerSample, trigger_stats
+    from upskill_hub.evaluation.triggers import (
+        QUERIES_JSON,
+        TRIGGER_SAMPLES_FILE,
+        TRIGGER_SUMMARY_FILE,
+    )
+    from upskill_hub.json_input import JsonInputError, parse_json
+    from upskill_hub.publish.trigger_results import read_run_json
+
+    path = Path(run_dir)
+    where = path / TRIGGER_SUMMARY_FILE
+    summary = read_run_json(where)
+    try:
+        queries = [
+            TriggerQuery(str(q["id"]), str(q["query"]), bool(q["should_trigger"]), q.get("split"))
+            for q in read_run_json(path / QUERIES_JSON)
+        ]
+        lines = (path / TRIGGER_SAMPLES_FILE).read_text("utf-8").splitlines()
+        samples = [TriggerSample.from_dict(parse_json(line)) for line in lines if line.strip()]
+    except (OSError, JsonInputError, KeyError, TypeError, ValueError) as exc:
+        return [f"{path}: its queries or samples cannot be read ({type(exc).__name__})"]
+    problems: list[str] = []
+    if not isinstance(summary, dict):
+        return [f"{where}: not a JSON object"]
+    _compare(problems, f"{where}: samples", summary.get("samples"), len(samples))
+    errors = sum(1 for s in samples if s.error is not None)
+    _compare(problems, f"{where}: errors", summary.get("errors"), errors)
+    ours = {m.model: m.to_dict() for m in trigger_stats(queries, samples)}
+    claimed = {str(m.get("model")): m for m in summary.get("models") or [] if isinstance(m, dict)}
+    for name in sorted(set(ours) | set(claimed)):
+        _compare(problems, f"{where}: model {name!r}", claimed.get(name), ours.get(name))
+    return problems
+
+
 def refuse_inconsistent(record: RunRecord) -> None:
     """InconsistentRun naming the first few problems, when there are any."""
-    problems = summary_problems(record)
+    _refuse(summary_problems(record), "summary.json does not follow from samples.jsonl")
+
+
+def refuse_inconsistent_triggers(run_dir: Path) -> None:
+    """InconsistentRun when a trigger eval's summary does not follow from its samples."""
+    _refuse(
+        trigger_summary_problems(run_dir),
+        "trigger_summary.json does not follow from trigger_samples.jsonl",
+    )
+
+
+def _refuse(problems: list[str], what: str) -> None:
     if problems:
         more = f" (+{len(problems) - _SHOWN} more)" if len(problems) > _SHOWN else ""
         raise InconsistentRun(
-            "refusing to publish: summary.json does not follow from samples.jsonl: "
-            + "; ".join(problems[:_SHOWN])
-            + more,
+            f"refusing to publish: {what}: " + "; ".join(problems[:_SHOWN]) + more,
             problems=problems,
         )

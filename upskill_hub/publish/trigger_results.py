@@ -77,11 +77,13 @@ def push_trigger_results(
         push_config_rows,
         split_name,
     )
+    from upskill_hub.publish.run_consistency import refuse_inconsistent_triggers
     from upskill_hub.registry.hub import Hub
 
     repo_id = dataset_repo_id(repo_id)
     path = Path(run_dir)
     _refuse_links(path)
+    refuse_inconsistent_triggers(path)
     rows = trigger_rows(path, Redactor([token]))
     if not rows:
         raise UsageError(f"{path}: no trigger results to publish")
