@@ -119,8 +119,8 @@ def main() -> int:
 def _run(work: Path, n: int, workers: int, seen: Requests) -> int:
     from huggingface_hub import constants
 
-    from upskill_hub.registry.lock import Lock, LockedSkill, hash_tree, write_lock
-    from upskill_hub.registry.pull import install_locked
+    from upskill_hub.registry.project.lock import Lock, LockedSkill, hash_tree, write_lock
+    from upskill_hub.registry.project.pull import install_locked
     from upskill_hub.registry.push import push_skills
 
     started = time.perf_counter()

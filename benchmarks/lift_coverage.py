@@ -5,7 +5,7 @@
     python benchmarks/lift_coverage.py --only beta,shock-arm
 
 Each simulated eval draws ``cases`` test cases from a population, runs each ``runs`` times per
-arm and judges it with the shipped code: :func:`upskill_hub.evaluation.intervals.paired_lift`
+arm and judges it with the shipped code: :func:`upskill_hub.evaluation.stats.intervals.paired_lift`
 with ``runs`` (paired t over cases, CR1 correction, the spread floor, which drops from a whole
 flip to one run's flip only when the exact sign-flip test over the cases rejects), "helps" when
 the interval lies above zero and "hurts" when below, as summary.json does. Next to it: the
@@ -41,7 +41,7 @@ The rule (the last lines): with 8 or more cases, coverage at least 93% and each 
 most 2.5% (+ simulation noise) in every population whose assumptions hold (independent cases,
 both arms exchangeable under no effect: all but ``rare-flips``, ``hidden-harm`` and
 ``shock-arm``, which are reported as the limits they are). ``--errors`` adds the adversarial
-errors check (samples through :func:`~upskill_hub.evaluation.statistics.summarize`).
+errors check (samples through :func:`~upskill_hub.evaluation.stats.summarize.summarize`).
 """
 
 from __future__ import annotations
@@ -54,7 +54,7 @@ from typing import Any
 
 import numpy as np
 
-from upskill_hub.evaluation.intervals import newcombe_interval, paired_lift
+from upskill_hub.evaluation.stats.intervals import newcombe_interval, paired_lift
 
 Draw = Callable[[np.random.Generator, int, int], tuple[np.ndarray, np.ndarray]]
 
@@ -193,7 +193,7 @@ def errors_check(evals: int, seed: int) -> list[str]:
     """Adversarial errors through the whole verdict path (:func:`summarize`): under no effect
     (``null``), 5% of each arm's samples error, placed on baseline passes and with-skill fails
     (the placement that buys a lift). Prints how often the verdict was "helps"."""
-    from upskill_hub.evaluation.statistics import summarize
+    from upskill_hub.evaluation.stats.summarize import summarize
     from upskill_hub.evaluation.types import AssertionResult, Sample
 
     lines = []

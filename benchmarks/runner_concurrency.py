@@ -26,8 +26,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from upskill_hub.evaluation.config import EvalConfig  # noqa: E402
+from upskill_hub.evaluation.eval_result import EvalResult  # noqa: E402
 from upskill_hub.evaluation.providers.base import Provider  # noqa: E402
-from upskill_hub.evaluation.results import EvalResult  # noqa: E402
 from upskill_hub.evaluation.runner import evaluate  # noqa: E402
 from upskill_hub.evaluation.types import (  # noqa: E402
     Completion,

@@ -6,7 +6,7 @@ often they cost a true one, with the shipped rule (worst-case bounds) beside the
 
 Each simulated eval draws ``cases`` test cases, runs each ``runs`` times per arm, then damages
 some samples as the setting says and computes the verdict with the shipped code
-(:func:`upskill_hub.evaluation.statistics.decide` on the per-case counts: the paired t interval
+(:func:`upskill_hub.evaluation.stats.summarize.decide` on the per-case counts: the paired t interval
 of the lift over the samples that were graded, and the verdict only if it survives every missing
 sample filled against it). ``before`` is the rule of stats_version 2: a prompt rejection graded
 as a fail of its arm, other errors left out, and "not comparable" when the arms' error counts
@@ -42,8 +42,8 @@ from collections.abc import Callable
 
 import numpy as np
 
-from upskill_hub.evaluation.intervals import paired_lift
-from upskill_hub.evaluation.statistics import (
+from upskill_hub.evaluation.stats.intervals import paired_lift
+from upskill_hub.evaluation.stats.summarize import (
     HELPS,
     NOT_COMPARABLE,
     CaseCounts,

@@ -14,8 +14,9 @@ from typing import Any
 import gradio as gr
 
 from upskill_hub.secrets import Redactor
-from upskill_hub.space_support import browse, live, results, tables
+from upskill_hub.space_support import browse, live, tables
 from upskill_hub.space_support import form as forms
+from upskill_hub.space_support import push_results as results
 from upskill_hub.space_support.messages import describe_error, log_failure
 from upskill_hub.space_support.settings import (
     SpaceSettings,

@@ -202,7 +202,7 @@ def test_wrong_cuda_answers_do_not_compile(case_id: str) -> None:
 
 
 def test_trigger_queries_are_half_near_misses() -> None:
-    from upskill_hub.evaluation.trigger_queries import read_queries
+    from upskill_hub.evaluation.triggers.queries import read_queries
 
     queries = read_queries(SKILL_DIR / "evals" / "eval_queries.json")
     assert len(queries) >= 16

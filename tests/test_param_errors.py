@@ -85,8 +85,8 @@ def test_library_names_the_parameter_and_the_cli_the_flag(
 def test_resume_mismatch_names_parameters_in_the_library(skill_dir: Path, tmp_path: Path) -> None:
     """A message naming several parameters: each one a Param, each one a flag on the CLI."""
     from upskill_hub import EvalConfig, UsageError, evaluate, load_skill
-    from upskill_hub.evaluation.run_dir import RunFolder
-    from upskill_hub.evaluation.run_info import new_run_info, skill_sha256
+    from upskill_hub.evaluation.run.folder import RunFolder
+    from upskill_hub.evaluation.run.info import new_run_info, skill_sha256
 
     skill = load_skill(skill_dir)
     assert skill.suite is not None

@@ -19,19 +19,19 @@ if TYPE_CHECKING:
     from upskill_hub.errors import HubError, UpskillHubError, UsageError
     from upskill_hub.evaluation.agent import AgentSettings
     from upskill_hub.evaluation.config import EvalConfig
+    from upskill_hub.evaluation.eval_result import EvalResult
     from upskill_hub.evaluation.providers.resolve import resolve_model
-    from upskill_hub.evaluation.results import EvalResult
     from upskill_hub.evaluation.runner import evaluate
-    from upskill_hub.evaluation.triggers import evaluate_triggers
+    from upskill_hub.evaluation.triggers.measure import evaluate_triggers
     from upskill_hub.generate import GenerateConfig, generate
+    from upskill_hub.hub.client import Hub
     from upskill_hub.publish.results_dataset import push_results
     from upskill_hub.publish.results_view import compare_results, load_results
-    from upskill_hub.registry.evidence import skill_evidence
+    from upskill_hub.registry.evidence.read import skill_evidence
     from upskill_hub.registry.fetch import fetch_skill
-    from upskill_hub.registry.hub import Hub
-    from upskill_hub.registry.lock_update import update
-    from upskill_hub.registry.project import outdated, remove, verify
-    from upskill_hub.registry.pull import pull
+    from upskill_hub.registry.project.pull import pull
+    from upskill_hub.registry.project.state import outdated, remove, verify
+    from upskill_hub.registry.project.update import update
     from upskill_hub.registry.push import push_skills
     from upskill_hub.registry.search import info, search
     from upskill_hub.registry.skill_source import open_skill
@@ -51,9 +51,9 @@ _EXPORTS = {
     "open_skill": "upskill_hub.registry.skill_source",
     "AgentSettings": "upskill_hub.evaluation.agent",
     "EvalConfig": "upskill_hub.evaluation.config",
-    "EvalResult": "upskill_hub.evaluation.results",
+    "EvalResult": "upskill_hub.evaluation.eval_result",
     "GenerateConfig": "upskill_hub.generate",
-    "Hub": "upskill_hub.registry.hub",
+    "Hub": "upskill_hub.hub.client",
     "HubError": "upskill_hub.errors",
     "Skill": "upskill_hub.skill",
     "SkillReport": "upskill_hub.skill",
@@ -64,23 +64,23 @@ _EXPORTS = {
     "compare_results": "upskill_hub.publish.results_view",
     "discover_skills": "upskill_hub.skill",
     "evaluate": "upskill_hub.evaluation.runner",
-    "evaluate_triggers": "upskill_hub.evaluation.triggers",
+    "evaluate_triggers": "upskill_hub.evaluation.triggers.measure",
     "fetch_skill": "upskill_hub.registry.fetch",
     "generate": "upskill_hub.generate",
     "info": "upskill_hub.registry.search",
     "load_results": "upskill_hub.publish.results_view",
     "load_skill": "upskill_hub.skill",
-    "outdated": "upskill_hub.registry.project",
-    "pull": "upskill_hub.registry.pull",
+    "outdated": "upskill_hub.registry.project.state",
+    "pull": "upskill_hub.registry.project.pull",
     "push_results": "upskill_hub.publish.results_dataset",
     "push_skills": "upskill_hub.registry.push",
-    "remove": "upskill_hub.registry.project",
+    "remove": "upskill_hub.registry.project.state",
     "resolve_model": "upskill_hub.evaluation.providers.resolve",
     "search": "upskill_hub.registry.search",
-    "skill_evidence": "upskill_hub.registry.evidence",
-    "update": "upskill_hub.registry.lock_update",
+    "skill_evidence": "upskill_hub.registry.evidence.read",
+    "update": "upskill_hub.registry.project.update",
     "validate_skill": "upskill_hub.skill",
-    "verify": "upskill_hub.registry.project",
+    "verify": "upskill_hub.registry.project.state",
 }
 __all__ = [
     "AgentSettings",

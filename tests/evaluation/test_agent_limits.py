@@ -16,7 +16,7 @@ import pytest
 from tests.support.llm_servers import ToolCallReply, openai_server, system_prompt, tool_results
 from upskill_hub.evaluation.agent import AgentSettings
 from upskill_hub.evaluation.config import EvalConfig
-from upskill_hub.evaluation.results import EvalResult
+from upskill_hub.evaluation.eval_result import EvalResult
 from upskill_hub.evaluation.runner import evaluate
 from upskill_hub.evaluation.types import GenerationParams
 from upskill_hub.skill.model import Skill, load_skill

@@ -26,8 +26,8 @@ from upskill_hub.evaluation.agent import AgentSettings
 from upskill_hub.evaluation.agent.usage import agent_usage
 from upskill_hub.evaluation.config import EvalConfig
 from upskill_hub.evaluation.providers.embedded import EmbeddedProvider
-from upskill_hub.evaluation.report import notes
-from upskill_hub.evaluation.run_dir import load_run, read_samples
+from upskill_hub.evaluation.report.table import notes
+from upskill_hub.evaluation.run.folder import load_run, read_samples
 from upskill_hub.evaluation.runner import evaluate
 from upskill_hub.evaluation.types import GenerationParams
 from upskill_hub.publish.results_dataset import check_rows, sample_rows

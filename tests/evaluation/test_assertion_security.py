@@ -15,7 +15,7 @@ from pathlib import Path
 
 from tests.support.eval_runs import canary_skill, run_eval
 from tests.support.llm_servers import constant, last_user_message, openai_server
-from upskill_hub.evaluation.run_dir import read_samples
+from upskill_hub.evaluation.run.folder import read_samples
 
 
 def _skill(tmp_path: Path, tests: list[dict]) -> Path:

@@ -24,7 +24,7 @@ from tests.support.eval_runs import canary_skill, run_eval, start_eval
 from tests.support.llm_servers import constant, last_user_message, openai_server
 from upskill_hub.evaluation.assertions import CheckContext, build_assertion, check_all, sandbox
 from upskill_hub.evaluation.assertions.tool_slots import Cancelled, FairSlots, compile_policy
-from upskill_hub.evaluation.run_dir import read_samples
+from upskill_hub.evaluation.run.folder import read_samples
 from upskill_hub.skill.testcases import TestCase
 
 needs_nvcc = pytest.mark.skipif(shutil.which("nvcc") is None, reason="nvcc not installed")

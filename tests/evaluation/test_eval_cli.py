@@ -22,7 +22,7 @@ from tests.support.eval_runs import (
     start_eval,
 )
 from tests.support.llm_servers import anthropic_server, openai_server, skill_aware
-from upskill_hub.evaluation.run_dir import read_samples
+from upskill_hub.evaluation.run.folder import read_samples
 
 MARKER = marker("canary-cli")
 RESPONDER = skill_aware(MARKER, with_skill=f"It is {FACT}.", without="No idea.")

@@ -14,7 +14,7 @@ import pytest
 from tests.cli_runner import run_cli
 from tests.support.llm_servers import openai_server, system_prompt
 from upskill_hub.errors import InvalidTestFile
-from upskill_hub.evaluation.run_dir import read_samples
+from upskill_hub.evaluation.run.folder import read_samples
 from upskill_hub.skill.model import load_skill
 from upskill_hub.skill.testcases import read_suite
 

@@ -12,14 +12,14 @@ import statistics as stats
 import pytest
 
 from tests.evaluation.test_statistics import cases_samples
-from upskill_hub.evaluation.intervals import (
+from upskill_hub.evaluation.stats.intervals import (
     cases_needed,
     paired_lift,
     sign_flip_p,
     t_quantile,
     twoway_clustered_se,
 )
-from upskill_hub.evaluation.statistics import summarize
+from upskill_hub.evaluation.stats.summarize import summarize
 
 
 def _brute(diffs: list[float]) -> float:

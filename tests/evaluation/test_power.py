@@ -11,7 +11,7 @@ import pytest
 
 from tests.cli_runner import run_cli
 from upskill_hub.errors import UsageError
-from upskill_hub.evaluation.power import (
+from upskill_hub.evaluation.stats.power import (
     MAX_CASES,
     plan,
     population_for_lift,

@@ -10,9 +10,9 @@ from pathlib import Path
 
 from tests.support.llm_servers import openai_server, skill_aware
 from upskill_hub import evaluate, load_skill
-from upskill_hub.evaluation.records import RunInfo, RunSummary
-from upskill_hub.evaluation.resume import config_from_run
-from upskill_hub.evaluation.run_dir import RunFolder, load_run
+from upskill_hub.evaluation.run.folder import RunFolder, load_run
+from upskill_hub.evaluation.run.records import RunInfo, RunSummary
+from upskill_hub.evaluation.run.resume import config_from_run
 from upskill_hub.evaluation.types import GenerationParams
 
 FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "run_folder_0_1"

@@ -10,8 +10,8 @@ from pathlib import Path
 from tests.cli_runner import run_cli
 from tests.support.eval_runs import FACT, canary_skill, eval_env, marker, quuxium_cases
 from tests.support.llm_servers import openai_server, skill_aware, system_prompt
-from upskill_hub.evaluation.run_dir import read_samples
-from upskill_hub.evaluation.sample_stream import resume_records
+from upskill_hub.evaluation.run.folder import read_samples
+from upskill_hub.evaluation.run.samples import resume_records
 
 MARKER = marker("pair-resume")
 RESPONDER = skill_aware(MARKER, with_skill=f"It is {FACT}.", without="Unknown.")
@@ -83,7 +83,7 @@ def test_resume_scan_alone_keeps_a_lone_arm(tmp_path: Path) -> None:
         "prompt_hash": "h",
     }
     path.write_text(json.dumps(row) + "\n")
-    from upskill_hub.evaluation.resume import resume_paired
+    from upskill_hub.evaluation.run.resume import resume_paired
 
     wanted = {("m", "c", 1, "baseline"), ("m", "c", 1, "with_skill")}
     assert set(resume_records(path, wanted).done) == {("m", "c", 1, "baseline")}

@@ -10,8 +10,7 @@ from pathlib import Path
 import pytest
 
 from upskill_hub.errors import UsageError
-from upskill_hub.evaluation.records import RunInfo, RunSummary
-from upskill_hub.evaluation.run_dir import (
+from upskill_hub.evaluation.run.folder import (
     RunFolder,
     SampleLog,
     create_run_dir,
@@ -19,6 +18,7 @@ from upskill_hub.evaluation.run_dir import (
     load_run,
     read_samples,
 )
+from upskill_hub.evaluation.run.records import RunInfo, RunSummary
 from upskill_hub.evaluation.types import AssertionResult, Sample
 from upskill_hub.skill.testcases import TestCase
 

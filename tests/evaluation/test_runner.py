@@ -26,11 +26,11 @@ from tests.support.llm_servers import (
 from upskill_hub.backoff import backoff_delay
 from upskill_hub.errors import UnknownModel, UsageError
 from upskill_hub.evaluation.config import EvalConfig
+from upskill_hub.evaluation.eval_result import EvalResult, Progress
 from upskill_hub.evaluation.prompts import BASE_SYSTEM_PROMPT, build_messages, prompt_hash
 from upskill_hub.evaluation.providers.resolve import resolve_model
-from upskill_hub.evaluation.results import EvalResult, Progress
-from upskill_hub.evaluation.run_dir import read_samples
-from upskill_hub.evaluation.run_info import public_url
+from upskill_hub.evaluation.run.folder import read_samples
+from upskill_hub.evaluation.run.info import public_url
 from upskill_hub.evaluation.runner import evaluate, run_eval
 from upskill_hub.evaluation.types import GenerationParams, Sample
 from upskill_hub.skill import Skill, load_skill

@@ -18,14 +18,14 @@ import pytest
 from tests.evaluation.test_runner import RESPONDER, SKILL_MD, cases, fast
 from tests.support.llm_servers import last_user_message, openai_server, skill_aware
 from upskill_hub.evaluation.agent.usage import agent_usage
-from upskill_hub.evaluation.benchmark import benchmark
+from upskill_hub.evaluation.eval_result import EvalResult, Progress
 from upskill_hub.evaluation.providers.resolve import resolve_model
-from upskill_hub.evaluation.results import EvalResult, Progress
-from upskill_hub.evaluation.resume import config_from_run
-from upskill_hub.evaluation.run_dir import RunFolder, read_samples
+from upskill_hub.evaluation.run.benchmark_json import benchmark
+from upskill_hub.evaluation.run.folder import RunFolder, read_samples
+from upskill_hub.evaluation.run.resume import config_from_run
+from upskill_hub.evaluation.run.samples import resume_records
 from upskill_hub.evaluation.runner import evaluate
-from upskill_hub.evaluation.sample_stream import resume_records
-from upskill_hub.evaluation.statistics import summarize
+from upskill_hub.evaluation.stats.summarize import summarize
 from upskill_hub.evaluation.types import Sample
 from upskill_hub.skill import Skill, load_skill
 

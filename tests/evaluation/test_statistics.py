@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from upskill_hub.evaluation.statistics import (
+from upskill_hub.evaluation.stats.summarize import (
     ModelStats,
     newcombe_interval,
     paired_bootstrap_interval,
@@ -331,7 +331,7 @@ def cases_samples(
 
 
 def test_t_quantiles_match_tables() -> None:
-    from upskill_hub.evaluation.statistics import t_cdf, t_quantile
+    from upskill_hub.evaluation.stats.summarize import t_cdf, t_quantile
 
     assert t_quantile(0.975, 1) == pytest.approx(12.7062, abs=1e-4)
     assert t_quantile(0.975, 2) == pytest.approx(4.3027, abs=1e-4)
@@ -354,7 +354,7 @@ def test_three_deterministic_flips_are_as_wide_as_three_observations_allow() -> 
 
 
 def test_intervals_never_collapse_to_a_point() -> None:
-    from upskill_hub.evaluation.statistics import paired_lift
+    from upskill_hub.evaluation.stats.summarize import paired_lift
 
     flipped = paired_lift([1.0] * 40)
     assert flipped.ci95 == pytest.approx((1 - 2.022691 / (40 * 39) ** 0.5, 1.0), abs=1e-5)

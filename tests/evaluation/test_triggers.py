@@ -22,15 +22,15 @@ from tests.support.llm_servers import (
 from upskill_hub.errors import InvalidTestFile, UsageError
 from upskill_hub.evaluation.agent import AgentSettings
 from upskill_hub.evaluation.config import EvalConfig
-from upskill_hub.evaluation.statistics import clustered_rate_interval, wilson_interval
-from upskill_hub.evaluation.trigger_queries import (
+from upskill_hub.evaluation.stats.summarize import clustered_rate_interval, wilson_interval
+from upskill_hub.evaluation.triggers.measure import evaluate_triggers
+from upskill_hub.evaluation.triggers.queries import (
     TriggerQuery,
     default_distractors,
     load_distractors,
     read_queries,
     split_queries,
 )
-from upskill_hub.evaluation.triggers import evaluate_triggers
 from upskill_hub.evaluation.types import GenerationParams
 from upskill_hub.skill.model import load_skill
 

@@ -8,7 +8,7 @@ from collections.abc import Iterable
 
 import pytest
 
-from upskill_hub.evaluation.statistics import (
+from upskill_hub.evaluation.stats.summarize import (
     HELPS,
     NOT_GRADED,
     NOT_GRADED_JUDGE,
@@ -194,7 +194,7 @@ def test_the_printed_interval_agrees_with_the_verdict_after_holm() -> None:
 def test_the_report_prints_the_holm_adjusted_interval_next_to_the_verdict() -> None:
     from rich.console import Console
 
-    from upskill_hub.evaluation.report import build_tables, model_notes
+    from upskill_hub.evaluation.report.table import build_tables, model_notes
 
     spec = [("f", "p")] * 4 + [("f", "f")] * 6  # alone: lift +40 pts, "helps" (p ~ 0.045)
     models = [m.to_dict(extended=True) for m in summarize(samples(spec, "a") + samples(spec, "b"))]
@@ -215,7 +215,7 @@ def test_the_report_prints_the_holm_adjusted_interval_next_to_the_verdict() -> N
 def test_old_summaries_read_as_what_they_meant() -> None:
     """A stats_version 2 summary.json graded refusals as fails: its notes say so, once; a
     version 3 one says they are missing."""
-    from upskill_hub.evaluation.report import notes
+    from upskill_hub.evaluation.report.table import notes
 
     model = {
         "model": "m",

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from upskill_hub.evaluation.types import AssertionResult, Sample
-from upskill_hub.generate.evidence import failure_evidence
+from upskill_hub.generate.failures import failure_evidence
 from upskill_hub.skill import TestCase
 
 

@@ -11,7 +11,7 @@ from huggingface_hub import HfApi
 
 from tests.jobs.conftest import JOBS_TOKEN, SENTINEL, cli, cli_env, make_skill
 from tests.support.llm_servers import FakeLLMServer
-from upskill_hub.evaluation.run_dir import read_samples
+from upskill_hub.evaluation.run.folder import read_samples
 
 #: huggingface_hub 2.4's list_jobs asks whoami of the default endpoint, not the api's own.
 NS = "local-user"

@@ -17,7 +17,7 @@ from huggingface_hub import HfApi
 
 from tests.jobs.conftest import SENTINEL, cli, make_skill, responder
 from tests.support.llm_servers import FakeLLMServer, openai_server
-from upskill_hub.evaluation.run_dir import read_samples
+from upskill_hub.evaluation.run.folder import read_samples
 
 
 @pytest.fixture

@@ -14,7 +14,7 @@ from huggingface_hub import HfApi
 
 from tests.jobs.conftest import SENTINEL, cli, make_skill
 from tests.support.llm_servers import FakeLLMServer
-from upskill_hub.evaluation.run_dir import read_samples
+from upskill_hub.evaluation.run.folder import read_samples
 from upskill_hub.hub_server import RunningServer
 from upskill_hub.jobs.artifacts import shard_prefix
 from upskill_hub.jobs.plan import make_shards

@@ -1,4 +1,4 @@
-"""Run folders built by hand, in the layout ``upskill_hub.evaluation.run_dir`` documents.
+"""Run folders built by hand, in the layout ``upskill_hub.evaluation.run.folder`` documents.
 
 The content is realistic (two models, three cases, two runs, both arms, contains/regex
 assertions, one errored request) but needs no live model: samples are scripted, and
@@ -13,9 +13,9 @@ import shlex
 from pathlib import Path
 
 from upskill_hub.atomic_io import atomic_write_bytes
-from upskill_hub.evaluation.chart import render_lift_chart
-from upskill_hub.evaluation.run_dir import FORMAT_VERSION, RunFolder
-from upskill_hub.evaluation.statistics import STATS_VERSION, summarize
+from upskill_hub.evaluation.report.chart import render_lift_chart
+from upskill_hub.evaluation.run.folder import FORMAT_VERSION, RunFolder
+from upskill_hub.evaluation.stats.summarize import STATS_VERSION, summarize
 from upskill_hub.evaluation.types import AssertionResult, Sample
 from upskill_hub.skill.testcases import TestCase
 

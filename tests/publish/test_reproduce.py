@@ -9,9 +9,9 @@ import yaml
 
 from tests.publish.run_folders import CASES, make_run_folder
 from upskill_hub.evaluation.config import EvalConfig
-from upskill_hub.evaluation.records import RunInfo
-from upskill_hub.evaluation.run_dir import RunFolder, load_run
-from upskill_hub.evaluation.run_info import new_run_info
+from upskill_hub.evaluation.run.folder import RunFolder, load_run
+from upskill_hub.evaluation.run.info import new_run_info
+from upskill_hub.evaluation.run.records import RunInfo
 from upskill_hub.publish.dataset_card import build_dataset_card, portable_command
 from upskill_hub.publish.results_dataset import summary_rows
 from upskill_hub.skill import TestSuite, load_skill, write_skill

@@ -10,8 +10,8 @@ import pytest
 
 from tests.publish.run_folders import make_run_folder
 from upskill_hub.errors import UsageError
-from upskill_hub.evaluation.records import RunInfo
-from upskill_hub.evaluation.run_dir import read_samples
+from upskill_hub.evaluation.run.folder import read_samples
+from upskill_hub.evaluation.run.records import RunInfo
 from upskill_hub.publish.dataset_card import build_dataset_card, run_section, run_sections
 from upskill_hub.publish.results_dataset import (
     check_rows,

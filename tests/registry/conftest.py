@@ -51,7 +51,7 @@ def write_skill(
 def key_pairs(folder: Path, *names: str) -> dict[str, Path]:
     """A signing key pair per name under ``folder``: ``out[name]`` is the private key,
     ``out[name + ".pub"]`` the public one."""
-    from upskill_hub.registry.signing import generate_key_pair
+    from upskill_hub.registry.trust.signing import generate_key_pair
 
     out: dict[str, Path] = {}
     for name in names:
@@ -300,7 +300,7 @@ def hostile_hub() -> Iterator[HostileHub]:
 @pytest.fixture
 def fast_hub_for() -> HubFactory:
     """A registry Hub client for ``url`` with quick retries (tests need not wait seconds)."""
-    from upskill_hub.registry.hub import Hub, RetryPolicy
+    from upskill_hub.hub.client import Hub, RetryPolicy
 
     def make(url: str, attempts: int = 3) -> Any:
         return Hub(endpoint=url, retry=RetryPolicy(attempts=attempts, base_delay=0.01))

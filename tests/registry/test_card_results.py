@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from upskill_hub.registry.card import with_results_metadata
-from upskill_hub.registry.card_results import (
+from upskill_hub.registry.evidence.index import (
     MAX_ENTRIES,
     MeasuredModel,
     PublishedRun,

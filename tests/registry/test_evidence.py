@@ -113,7 +113,7 @@ def test_a_card_from_before_the_metadata_is_still_read(
     skill_repo: SkillRepo, run_cli: RunCli
 ) -> None:
     """Cards written by older versions name the run only in Markdown: still found."""
-    from upskill_hub.evaluation.run_dir import load_run
+    from upskill_hub.evaluation.run.folder import load_run
     from upskill_hub.publish.skill_card import results_markdown
     from upskill_hub.registry.card import replace_results_section
 

@@ -9,9 +9,9 @@ import pytest
 
 from tests.registry.conftest import HostileFile, HostileHub, HubFactory, write_skill
 from upskill_hub.errors import HubError, RepoNotFound, RevisionNotFound, UsageError
+from upskill_hub.hub.client import Hub, parse_spec
 from upskill_hub.registry.fetch import fetch_skill, fetch_skills
-from upskill_hub.registry.hub import Hub, parse_spec
-from upskill_hub.registry.lock import hash_tree
+from upskill_hub.registry.project.lock import hash_tree
 from upskill_hub.registry.push import push_skills
 
 SKILL_MD = b"---\nname: okay\ndescription: A fine skill.\n---\nBody.\n"

@@ -21,8 +21,8 @@ from tests.registry.conftest import (
 )
 from upskill_hub.errors import HubError, UnsafeSkill
 from upskill_hub.registry.fetch import ScanRefused
-from upskill_hub.registry.lock import LOCK_FILENAME
-from upskill_hub.registry.pull import pull
+from upskill_hub.registry.project.lock import LOCK_FILENAME
+from upskill_hub.registry.project.pull import pull
 
 SKILL_MD = b"---\nname: evil\ndescription: Looks harmless.\n---\nDo the thing.\n"
 MiB = 1024 * 1024

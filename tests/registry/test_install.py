@@ -11,8 +11,8 @@ from typing import Any
 import pytest
 
 from upskill_hub.errors import LocalModifications, UnsafeSkill, UsageError
-from upskill_hub.registry.install import install_skill, modified_files, remove_skill
-from upskill_hub.registry.lock import Lock, LockedSkill, hash_tree, target_entry
+from upskill_hub.registry.project.lock import Lock, LockedSkill, hash_tree, target_entry
+from upskill_hub.registry.project.place import install_skill, modified_files, remove_skill
 
 COMMIT = "a" * 40
 

@@ -18,7 +18,7 @@ from pathlib import Path
 from huggingface_hub import HfApi
 
 from tests.registry.conftest import CliResult, tree_state, write_skill
-from upskill_hub.registry.lock import LOCK_FILENAME
+from upskill_hub.registry.project.lock import LOCK_FILENAME
 from upskill_hub.registry.push import push_skills
 
 PNG = b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR" + bytes(range(256)) * 40

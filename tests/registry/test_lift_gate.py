@@ -9,11 +9,11 @@ from pathlib import Path
 import pytest
 
 from upskill_hub.errors import LockError
-from upskill_hub.registry.evidence import ModelEvidence, SkillEvidence
-from upskill_hub.registry.evidence_text import lift_text, where_text
-from upskill_hub.registry.lift_gate import compare, require_lift
-from upskill_hub.registry.lock import Lock, LockedSkill, read_lock, write_lock
-from upskill_hub.registry.lock_evidence import LockedEvidence
+from upskill_hub.registry.evidence.gate import compare, require_lift
+from upskill_hub.registry.evidence.locked import LockedEvidence
+from upskill_hub.registry.evidence.read import ModelEvidence, SkillEvidence
+from upskill_hub.registry.evidence.text import lift_text, where_text
+from upskill_hub.registry.project.lock import Lock, LockedSkill, read_lock, write_lock
 
 OLD = "a" * 40
 NEW = "b" * 40

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from upskill_hub.errors import LockError
-from upskill_hub.registry.lock import (
+from upskill_hub.registry.project.lock import (
     LOCK_FILENAME,
     Lock,
     LockedSkill,
@@ -175,7 +175,7 @@ def test_locked_project_falls_back_to_a_side_file(
 ) -> None:
     import fcntl
 
-    from upskill_hub.registry import lock as lock_module
+    from upskill_hub.registry.project import lock as lock_module
 
     real_flock = fcntl.flock
     locked: list[str] = []

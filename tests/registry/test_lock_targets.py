@@ -17,7 +17,7 @@ import pytest
 
 from tests.registry.conftest import CliResult, tree_state
 from upskill_hub.errors import LockError
-from upskill_hub.registry.lock import LOCK_FILENAME, read_lock
+from upskill_hub.registry.project.lock import LOCK_FILENAME, read_lock
 
 COMMIT = "1" * 40
 

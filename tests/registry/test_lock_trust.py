@@ -16,10 +16,10 @@ from pathlib import Path
 import pytest
 
 from tests.registry.conftest import CliResult, key_pairs, tree_state, write_skill
-from upskill_hub.registry.lock import LOCK_FILENAME, read_lock
-from upskill_hub.registry.pull import pull
+from upskill_hub.registry.project.lock import LOCK_FILENAME, read_lock
+from upskill_hub.registry.project.pull import pull
 from upskill_hub.registry.push import push_skills
-from upskill_hub.registry.signing import TrustPolicy, load_trusted_keys
+from upskill_hub.registry.trust.signing import TrustPolicy, load_trusted_keys
 
 Run = Callable[..., CliResult]
 

@@ -14,10 +14,10 @@ import pytest
 
 from tests.registry.conftest import REPO_ROOT, CliResult, tree_state, write_skill
 from upskill_hub.errors import LocalModifications, LockError
-from upskill_hub.registry.lock import LOCK_FILENAME, read_lock
-from upskill_hub.registry.lock_update import update
-from upskill_hub.registry.project import outdated
-from upskill_hub.registry.pull import install_locked, pull
+from upskill_hub.registry.project.lock import LOCK_FILENAME, read_lock
+from upskill_hub.registry.project.pull import install_locked, pull
+from upskill_hub.registry.project.state import outdated
+from upskill_hub.registry.project.update import update
 from upskill_hub.registry.push import push_skills
 
 

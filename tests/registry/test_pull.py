@@ -12,8 +12,8 @@ from huggingface_hub import HfApi
 
 from tests.registry.conftest import CliResult, tree_state, write_skill
 from upskill_hub.errors import InvalidSkill, LocalModifications, UnsafeSkill, UsageError
-from upskill_hub.registry.lock import LOCK_FILENAME, read_lock
-from upskill_hub.registry.pull import pull
+from upskill_hub.registry.project.lock import LOCK_FILENAME, read_lock
+from upskill_hub.registry.project.pull import pull
 from upskill_hub.registry.push import push_skills
 
 

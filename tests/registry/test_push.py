@@ -13,6 +13,7 @@ from huggingface_hub import HfApi
 
 from tests.registry.conftest import CliResult, write_skill
 from upskill_hub.errors import RepoNotFound, UnsafeSkill
+from upskill_hub.hub.client import Hub
 from upskill_hub.registry.card import (
     NO_RESULTS,
     RESULTS_HEADING,
@@ -22,7 +23,6 @@ from upskill_hub.registry.card import (
     results_section,
 )
 from upskill_hub.registry.fetch import ScanRefused
-from upskill_hub.registry.hub import Hub
 from upskill_hub.registry.push import push_skills
 
 

@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from upskill_hub.errors import UnsafeSkill
-from upskill_hub.registry.scan import (
+from upskill_hub.registry.trust.scan import (
     ScanFinding,
     ScanLimits,
     enforce,

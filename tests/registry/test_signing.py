@@ -15,10 +15,10 @@ from huggingface_hub import HfApi
 
 from tests.registry.conftest import CliResult, key_pairs, tree_state, write_skill
 from upskill_hub.errors import LockError, SignatureError
-from upskill_hub.registry.lock import LOCK_FILENAME, read_lock
-from upskill_hub.registry.pull import pull
+from upskill_hub.registry.project.lock import LOCK_FILENAME, read_lock
+from upskill_hub.registry.project.pull import pull
 from upskill_hub.registry.push import push_skills
-from upskill_hub.registry.signing import (
+from upskill_hub.registry.trust.signing import (
     SIGNATURE_FILE,
     STATEMENT_FILE,
     TrustPolicy,

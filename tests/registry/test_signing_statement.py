@@ -16,9 +16,9 @@ import pytest
 from huggingface_hub import CommitOperationAdd, HfApi
 
 from tests.registry.conftest import CliResult, tree_state, write_skill
-from upskill_hub.registry.lock import read_lock
+from upskill_hub.registry.project.lock import read_lock
 from upskill_hub.registry.push import push_skills
-from upskill_hub.registry.signing import (
+from upskill_hub.registry.trust.signing import (
     SIGNATURE_FILE,
     STATEMENT_FILE,
     generate_key_pair,

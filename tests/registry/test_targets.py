@@ -14,8 +14,8 @@ import pytest
 
 from tests.registry.conftest import CliResult
 from upskill_hub.errors import UsageError
-from upskill_hub.registry.lock import LOCK_FILENAME, read_lock
-from upskill_hub.registry.targets import AGENTS, find_project_root, skills_dirs
+from upskill_hub.registry.project.lock import LOCK_FILENAME, read_lock
+from upskill_hub.registry.project.targets import AGENTS, find_project_root, skills_dirs
 
 EXPECTED = {
     "claude": (".claude/skills", ".claude/skills"),

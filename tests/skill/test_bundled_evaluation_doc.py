@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from upskill_hub.evaluation.intervals import clustered_rate_interval, paired_lift
-from upskill_hub.evaluation.statistics import STATS_VERSION
+from upskill_hub.evaluation.stats.intervals import clustered_rate_interval, paired_lift
+from upskill_hub.evaluation.stats.summarize import STATS_VERSION
 
 DOC = Path(__file__).resolve().parents[2] / "skills/kernel-builder-cuda-kernels/EVALUATION.md"
 

@@ -92,7 +92,7 @@ def test_a_private_results_dataset_another_visitor_loaded_stays_private(
     from huggingface_hub import get_token
 
     from upskill_hub.errors import HubError
-    from upskill_hub.registry.evidence import load_summary_split
+    from upskill_hub.registry.evidence.read import load_summary_split
     from upskill_hub.space_support.skills import visitor_hub
 
     dataset = f"local-user/{unique_repo_id.split('/')[-1]}-private-results"

@@ -26,7 +26,7 @@ SCRIPT = """
 import json, sys
 from pathlib import Path
 from upskill_hub.secrets import Redactor
-from upskill_hub.space_support.results import push_run
+from upskill_hub.space_support.push_results import push_run
 
 token = sys.stdin.read().strip() or None
 pushed = push_run(

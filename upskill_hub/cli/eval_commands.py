@@ -23,7 +23,7 @@ from upskill_hub.errors import EvalCancelled, ProviderError, UsageError
 
 if TYPE_CHECKING:
     from upskill_hub.evaluation.config import EvalConfig
-    from upskill_hub.evaluation.results import EvalResult
+    from upskill_hub.evaluation.eval_result import EvalResult
     from upskill_hub.skill.model import Skill
     from upskill_hub.skill.testcases import TestCase
 
@@ -55,7 +55,7 @@ def _run(skill: Skill, cases: list[TestCase], config: EvalConfig, **kwargs: Any)
         TimeElapsedColumn,
     )
 
-    from upskill_hub.evaluation.results import Progress as RunProgress
+    from upskill_hub.evaluation.eval_result import Progress as RunProgress
     from upskill_hub.evaluation.runner import run_eval
     from upskill_hub.evaluation.types import Sample
 
@@ -320,7 +320,7 @@ def eval_command(
         )
         return
     from upskill_hub.cli.agent_options import agent_settings
-    from upskill_hub.evaluation.resume import RunOverrides, run_settings
+    from upskill_hub.evaluation.run.resume import RunOverrides, run_settings
     from upskill_hub.skill.testcases import read_suite
 
     agent = agent_settings(mode, max_turns, token_budget, triggers=triggers is not None)
@@ -446,7 +446,7 @@ def eval_command(
         from upskill_hub.publish.results_dataset import push_results
 
         pushed = push_results(result.run_dir, push_repo, **push)
-    from upskill_hub.evaluation.report import print_report
+    from upskill_hub.evaluation.report.table import print_report
 
     data: dict[str, Any] = {
         "skill": summary["skill"],
@@ -500,7 +500,7 @@ def power_command(
 ) -> None:
     """Plan an eval: the chance of a "helps" verdict at --cases x --runs, and the cases needed
     for 80% power, by simulating evals judged with the shipped statistics."""
-    from upskill_hub.evaluation import power as planning
+    from upskill_hub.evaluation.stats import power as planning
 
     if pilot is not None and lift is not None:
         raise UsageError("give --lift or --pilot, not both")
@@ -527,7 +527,7 @@ def power_command(
 
 def _pilot_info(pilot: Path) -> int:
     """The pilot run's runs per case (run.json), 1 when it does not say."""
-    from upskill_hub.evaluation.run_dir import RunFolder
+    from upskill_hub.evaluation.run.folder import RunFolder
 
     try:
         return RunFolder(pilot).read_info().runs or 1

@@ -1,6 +1,6 @@
 """Printing the published lift for ``info``, ``pull``, ``update``, ``outdated`` and ``search``.
 
-Text only: the lines come from :mod:`upskill_hub.registry.evidence_text`; everything a repo
+Text only: the lines come from :mod:`upskill_hub.registry.evidence.text`; everything a repo
 controls (model names, dataset ids) is escaped before rich sees it.
 """
 
@@ -11,14 +11,14 @@ from typing import TYPE_CHECKING
 from upskill_hub.cli.output import console, safe
 
 if TYPE_CHECKING:
-    from upskill_hub.registry.evidence import ModelEvidence, SkillEvidence
-    from upskill_hub.registry.project import OutdatedSkill
+    from upskill_hub.registry.evidence.read import ModelEvidence, SkillEvidence
+    from upskill_hub.registry.project.state import OutdatedSkill
 
 
 def print_evidence(evidence: SkillEvidence | None, indent: str = "  ") -> None:
     """The heading (published lift, as reported) and a line per model (or that none is
     published)."""
-    from upskill_hub.registry.evidence_text import HEADING, evidence_lines
+    from upskill_hub.registry.evidence.text import HEADING, evidence_lines
 
     if evidence is None:
         return
@@ -30,7 +30,7 @@ def print_evidence(evidence: SkillEvidence | None, indent: str = "  ") -> None:
 
 def hit_lift(evidence: list[ModelEvidence], ranked_by: ModelEvidence | None) -> str:
     """The search table's lift cell: the ranking model's lift, else every model's, briefly."""
-    from upskill_hub.registry.evidence_text import lift_text, where_text
+    from upskill_hub.registry.evidence.text import lift_text, where_text
 
     if ranked_by is not None:
         e = ranked_by
@@ -42,7 +42,7 @@ def hit_lift(evidence: list[ModelEvidence], ranked_by: ModelEvidence | None) -> 
 
 def outdated_lift(row: OutdatedSkill) -> str:
     """The outdated table's lift cell: per model, locked lift → the current commit's."""
-    from upskill_hub.registry.evidence_text import lift_text
+    from upskill_hub.registry.evidence.text import lift_text
 
     if not row.outdated:
         return ""

@@ -102,7 +102,7 @@ def _progress_printer() -> tuple[Any, Any]:
 
 
 def _report(result: MergeResult, output_format: OutputFormat, pushed: Any = None) -> None:
-    from upskill_hub.evaluation.report import print_report
+    from upskill_hub.evaluation.report.table import print_report
 
     data: dict[str, Any] = {
         "skill": result.summary["skill"],
@@ -259,7 +259,7 @@ def jobs_eval(
             push_repo=push_repo,
         )
         return
-    from upskill_hub.jobs.schedule import create_schedule
+    from upskill_hub.jobs.recurring import create_schedule
 
     if not push_repo:
         raise UsageError("--schedule needs --push-results NS/NAME (where each run's split goes)")
@@ -426,7 +426,7 @@ def register(app: typer.Typer) -> None:
         output_format: OutputFormat = typer.Option(OutputFormat.text, "--format"),
     ) -> None:
         """List the scheduled evals (eval --schedule), or delete some with --delete ID."""
-        from upskill_hub.jobs.schedule import delete_schedule, list_schedules
+        from upskill_hub.jobs.recurring import delete_schedule, list_schedules
 
         if delete:
             for scheduled_id in delete:

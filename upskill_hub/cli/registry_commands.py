@@ -70,7 +70,7 @@ SCAN_UNSAFE_OPTION = typer.Option(
 
 def _quiet(output_format: OutputFormat) -> None:
     """No huggingface_hub progress bars with --format json or when stderr is not a terminal."""
-    from upskill_hub.registry.hub import quiet_huggingface_hub
+    from upskill_hub.hub.client import quiet_huggingface_hub
 
     quiet_huggingface_hub(progress=None if output_format is OutputFormat.text else False)
 
@@ -180,7 +180,7 @@ def pull(
     allow_downgrade: bool = ALLOW_DOWNGRADE_OPTION,
 ) -> None:
     """Download, check and install skills from a Hub repo; lock the commit."""
-    from upskill_hub.registry.pull import pull as run
+    from upskill_hub.registry.project.pull import pull as run
 
     _quiet(output_format)
     with _show_refusals():
@@ -216,7 +216,7 @@ def install(
     trusted_ca: list[Path] = TRUSTED_CA_OPTION,
 ) -> None:
     """Restore exactly the commits in upskill-hub.lock."""
-    from upskill_hub.registry.pull import install_locked
+    from upskill_hub.registry.project.pull import install_locked
 
     _quiet(output_format)
     with _show_refusals():
@@ -259,7 +259,7 @@ def update(
     Exits 1 when a skill was skipped (edited locally, or refused by --require-lift), 0 when
     every skill is current.
     """
-    from upskill_hub.registry.lock_update import update as run
+    from upskill_hub.registry.project.update import update as run
 
     _quiet(output_format)
     with _show_refusals():
@@ -321,9 +321,9 @@ def verify(
     """Check installed skills against the lock, and signed ones against their signature: exit 0
     when all match, 1 naming every differing file, 2 when it cannot tell (no lock, unreadable
     lock)."""
-    from upskill_hub.registry.project import project_root_for
-    from upskill_hub.registry.project import verify as run
-    from upskill_hub.registry.signed_installs import verify_signatures
+    from upskill_hub.registry.project.state import project_root_for
+    from upskill_hub.registry.project.state import verify as run
+    from upskill_hub.registry.trust.installed import verify_signatures
 
     bad = run(project)
     policy = trust_policy(require_signature, trusted_key, trusted_keys, trusted_ca)
@@ -356,7 +356,7 @@ def list_skills(
 ) -> None:
     """Installed skills with source, commit and modified state."""
 
-    from upskill_hub.registry.project import list_installed
+    from upskill_hub.registry.project.state import list_installed
 
     states = list_installed(project)
     if output_format is OutputFormat.json:
@@ -387,7 +387,7 @@ def remove(
     output_format: OutputFormat = FORMAT_OPTION,
 ) -> None:
     """Uninstall a skill (every folder and link) and drop it from the lock."""
-    from upskill_hub.registry.project import remove as run
+    from upskill_hub.registry.project.state import remove as run
 
     targets = run(name, force=force, project_root=project, global_=global_)
     if output_format is OutputFormat.json:
@@ -407,7 +407,7 @@ def outdated(
     cannot be reached, the lock is missing or unreadable), as ``diff`` does.
     """
 
-    from upskill_hub.registry.project import outdated as run
+    from upskill_hub.registry.project.state import outdated as run
 
     rows = run(names or [], project_root=project)
     stale = any(r.outdated for r in rows)

@@ -87,7 +87,7 @@ def show(
         if output_format is OutputFormat.json:
             print_json(results.to_dict())
             return
-        from upskill_hub.evaluation.trigger_report import print_trigger_report
+        from upskill_hub.evaluation.report.triggers import print_trigger_report
 
         console().print(f"{results.source} · {results.split}", highlight=False)
         print_trigger_report(console(), results.summary)

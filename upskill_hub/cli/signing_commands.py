@@ -1,6 +1,6 @@
 """Signing on the command line: ``keygen``, and the trust options ``pull``, ``install``,
 ``update``, ``verify`` and ``info`` share (``--require-signature``, ``--trusted-key``,
-``--trusted-keys``). The logic is in :mod:`upskill_hub.registry.signing`."""
+``--trusted-keys``). The logic is in :mod:`upskill_hub.registry.trust.signing`."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ import typer
 from upskill_hub.cli.output import OutputFormat, console, print_json, safe
 
 if TYPE_CHECKING:
-    from upskill_hub.registry.signing import SigningKey, TrustPolicy
+    from upskill_hub.registry.trust.signing import SigningKey, TrustPolicy
 
 TRUSTED_KEYS_ENV = "UPSKILL_HUB_TRUSTED_KEYS"  # registry.signing.TRUSTED_KEYS_ENV, for help text
 
@@ -77,7 +77,7 @@ def trust_policy(
 ) -> TrustPolicy:
     """The trust the options, ``$UPSKILL_HUB_TRUSTED_KEYS`` and ``$UPSKILL_HUB_TRUSTED_CAS``
     give."""
-    from upskill_hub.registry.signing import TrustPolicy, load_trusted_cas, load_trusted_keys
+    from upskill_hub.registry.trust.signing import TrustPolicy, load_trusted_cas, load_trusted_keys
 
     paths = [*(keys or []), *([keys_file] if keys_file else [])]
     return TrustPolicy(
@@ -93,7 +93,7 @@ def signing_key(
 ) -> SigningKey | None:
     """What ``push`` signs with; UsageError for a certificate without a key."""
     from upskill_hub.errors import UsageError
-    from upskill_hub.registry.signing import SigningKey
+    from upskill_hub.registry.trust.signing import SigningKey
 
     if key is None:
         if certificate is not None or chain:
@@ -115,7 +115,7 @@ def keygen(
 
     Never overwrites a file. Keep the private key out of the skill folder and out of git.
     """
-    from upskill_hub.registry.signing import generate_key_pair
+    from upskill_hub.registry.trust.signing import generate_key_pair
 
     made = generate_key_pair(private_key, public_key)
     if output_format is OutputFormat.json:

@@ -1,5 +1,5 @@
 """``eval SKILL --triggers FILE``: the trigger eval's flags into library calls, results
-printed (the logic is :mod:`upskill_hub.evaluation.triggers`)."""
+printed (the logic is :mod:`upskill_hub.evaluation.triggers.measure`)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from upskill_hub.cli.output import OutputFormat, err_console, print_run_outcome
 from upskill_hub.errors import ProviderError
 
 if TYPE_CHECKING:
-    from upskill_hub.evaluation.resume import RunOverrides
+    from upskill_hub.evaluation.run.resume import RunOverrides
     from upskill_hub.skill.model import Skill
 
 #: Runs per query when ``--runs`` is not given (the guide asks for 3 or more).
@@ -31,15 +31,15 @@ def run_triggers(
     push_private: bool = False,
 ) -> None:
     from upskill_hub.evaluation.config import EvalConfig
-    from upskill_hub.evaluation.trigger_queries import (
+    from upskill_hub.evaluation.report.triggers import print_trigger_report
+    from upskill_hub.evaluation.triggers.measure import evaluate_triggers
+    from upskill_hub.evaluation.triggers.queries import (
         default_distractors,
         find_queries_file,
         load_distractors,
         read_queries,
         split_queries,
     )
-    from upskill_hub.evaluation.trigger_report import print_trigger_report
-    from upskill_hub.evaluation.triggers import evaluate_triggers
     from upskill_hub.evaluation.types import GenerationParams
 
     """Run the trigger eval with the eval command's run flags (``overrides``; judge, baseline
@@ -78,7 +78,7 @@ def run_triggers(
     )
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
-    from upskill_hub.evaluation.trigger_stats import TriggerSample
+    from upskill_hub.evaluation.triggers.rates import TriggerSample
 
     err = err_console()
     bar = Progress(

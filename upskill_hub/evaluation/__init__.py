@@ -8,24 +8,24 @@ from upskill_hub._lazy import lazy_exports
 
 if TYPE_CHECKING:
     from upskill_hub.evaluation.config import EvalConfig
+    from upskill_hub.evaluation.eval_result import EvalResult, Progress
     from upskill_hub.evaluation.providers.resolve import resolve_model
-    from upskill_hub.evaluation.results import EvalResult, Progress
-    from upskill_hub.evaluation.run_dir import load_run
+    from upskill_hub.evaluation.run.folder import load_run
     from upskill_hub.evaluation.runner import evaluate, run_eval
-    from upskill_hub.evaluation.statistics import summarize
+    from upskill_hub.evaluation.stats.summarize import summarize
     from upskill_hub.evaluation.types import GenerationParams, Sample
 
 _EXPORTS = {
     "EvalConfig": "upskill_hub.evaluation.config",
-    "EvalResult": "upskill_hub.evaluation.results",
+    "EvalResult": "upskill_hub.evaluation.eval_result",
     "GenerationParams": "upskill_hub.evaluation.types",
-    "Progress": "upskill_hub.evaluation.results",
+    "Progress": "upskill_hub.evaluation.eval_result",
     "Sample": "upskill_hub.evaluation.types",
     "evaluate": "upskill_hub.evaluation.runner",
-    "load_run": "upskill_hub.evaluation.run_dir",
+    "load_run": "upskill_hub.evaluation.run.folder",
     "resolve_model": "upskill_hub.evaluation.providers.resolve",
     "run_eval": "upskill_hub.evaluation.runner",
-    "summarize": "upskill_hub.evaluation.statistics",
+    "summarize": "upskill_hub.evaluation.stats.summarize",
 }
 __all__ = [
     "EvalConfig",

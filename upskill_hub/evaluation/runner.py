@@ -20,7 +20,7 @@ What it fixes from upskill 0.2.1:
   fsync per group of lines), so Ctrl-C, a crash or a kill loses no finished sample;
   ``resume_from`` runs only what is missing or errored, reading samples.jsonl line by line and
   rewriting it only when a line must be dropped;
-* no sample stays in memory: running tallies (:class:`~upskill_hub.evaluation.run_tally.RunTally`:
+* no sample stays in memory: running tallies (:class:`~upskill_hub.evaluation.run.memory.RunTally`:
   counts, sums, one latency and a few fixed-width numbers per sample) give summary.json,
   benchmark.json and the agent usage; :attr:`EvalResult.records` and
   :attr:`EvalResult.samples` read the samples back from the run folder when asked;
@@ -53,23 +53,23 @@ from typing import TYPE_CHECKING
 
 from upskill_hub.errors import Param, UpskillHubError, UsageError
 from upskill_hub.evaluation.config import EvalConfig, SkillLike
+from upskill_hub.evaluation.eval_result import EvalResult, Progress
 from upskill_hub.evaluation.model_queue import ModelQueue
 from upskill_hub.evaluation.provider_pool import ProviderPool
-from upskill_hub.evaluation.records import RunSession
-from upskill_hub.evaluation.results import EvalResult, Progress
-from upskill_hub.evaluation.resume import check_resume, resume_paired
-from upskill_hub.evaluation.run_dir import (
+from upskill_hub.evaluation.run.folder import (
     RunFolder,
     SampleKey,
     SampleLog,
     create_run_dir,
     utc_now,
 )
-from upskill_hub.evaluation.run_info import build_summary, new_run_info, skill_sha256
-from upskill_hub.evaluation.run_plan import RunHooks, RunPlan
-from upskill_hub.evaluation.run_tally import RunRecords, RunTally
-from upskill_hub.evaluation.sample_stream import KeptSamples
-from upskill_hub.evaluation.schedule import model_keys
+from upskill_hub.evaluation.run.info import build_summary, new_run_info, skill_sha256
+from upskill_hub.evaluation.run.memory import RunRecords, RunTally
+from upskill_hub.evaluation.run.order import model_keys
+from upskill_hub.evaluation.run.plan import RunHooks, RunPlan
+from upskill_hub.evaluation.run.records import RunSession
+from upskill_hub.evaluation.run.resume import check_resume, resume_paired
+from upskill_hub.evaluation.run.samples import KeptSamples
 from upskill_hub.evaluation.session import Session, SessionWork
 from upskill_hub.evaluation.types import Sample
 from upskill_hub.skill.testcases import TestCase
@@ -217,7 +217,7 @@ async def _run(
     folder.write_info(info)
 
     if plan.write_chart:  # matplotlib loads in the background while the requests are in flight
-        from upskill_hub.evaluation.chart import preload_after_first_call
+        from upskill_hub.evaluation.report.chart import preload_after_first_call
 
         hooks = replace(hooks, on_sample=preload_after_first_call(hooks.on_sample))
     done_per_model = Counter(key[0] for key in done)
@@ -247,7 +247,7 @@ async def _run(
             info.status = status
             folder.write_info(info)
 
-    from upskill_hub.evaluation.statistics import summarize_tallies
+    from upskill_hub.evaluation.stats.summarize import summarize_tallies
 
     stats = summarize_tallies(tally.models)
     summary = build_summary(info, folder, tally.counts, stats, expected, session.cancelled)
@@ -266,7 +266,7 @@ async def _run(
     result.warnings += _unsent_params_warnings(pool, config)
     if plan.write_chart and tally.count:
         try:
-            from upskill_hub.evaluation.chart import write_lift_chart
+            from upskill_hub.evaluation.report.chart import write_lift_chart
 
             write_lift_chart(summary.models, folder.chart_file, title=f"{skill.name}: lift")
         except Exception as exc:  # the chart is a nicety; the numbers are in summary.json

@@ -9,7 +9,7 @@ over instead of holding a worker. A sample still failing after its retries is ou
 with a redacted message. Outputs, error messages and assertion reasons go
 through :class:`upskill_hub.secrets.Redactor` before a sample is recorded; assertions see the
 unredacted output. Each finished sample is queued for disk at once; the session then keeps only
-its running tallies (:class:`~upskill_hub.evaluation.run_tally.RunTally`), so memory does not
+its running tallies (:class:`~upskill_hub.evaluation.run.memory.RunTally`), so memory does not
 grow with the outputs.
 """
 
@@ -22,9 +22,9 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from upskill_hub.errors import Param, ProviderError, UpskillHubError
+from upskill_hub.evaluation.eval_result import Progress
 from upskill_hub.evaluation.model_queue import ModelQueue
 from upskill_hub.evaluation.prompts import build_messages, prompt_hash
-from upskill_hub.evaluation.results import Progress
 from upskill_hub.evaluation.retry import (
     RetriesExhausted,
     RetrySchedule,
@@ -32,9 +32,9 @@ from upskill_hub.evaluation.retry import (
     complete_with_retries,
     retry_delay,
 )
-from upskill_hub.evaluation.run_dir import SampleKey, SampleLog, utc_now
-from upskill_hub.evaluation.run_tally import RunTally
-from upskill_hub.evaluation.schedule import run_params
+from upskill_hub.evaluation.run.folder import SampleKey, SampleLog, utc_now
+from upskill_hub.evaluation.run.memory import RunTally
+from upskill_hub.evaluation.run.order import run_params
 from upskill_hub.evaluation.types import (
     Arm,
     AssertionResult,
@@ -50,7 +50,7 @@ if TYPE_CHECKING:
     from upskill_hub.evaluation.config import EvalConfig, SkillLike
     from upskill_hub.evaluation.provider_pool import ProviderPool
     from upskill_hub.evaluation.providers.base import Provider
-    from upskill_hub.evaluation.run_plan import RunHooks
+    from upskill_hub.evaluation.run.plan import RunHooks
 
 __all__ = ["Session", "SessionWork"]
 

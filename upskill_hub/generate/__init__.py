@@ -9,7 +9,7 @@ teacher), ``loop`` (the generate/measure/refine loop), ``config`` (its settings)
 """
 
 from upskill_hub.generate.config import GenerateConfig
+from upskill_hub.generate.generate_result import GenerateResult, IterationRecord
 from upskill_hub.generate.loop import generate, run_generate
-from upskill_hub.generate.results import GenerateResult, IterationRecord
 
 __all__ = ["GenerateConfig", "GenerateResult", "IterationRecord", "generate", "run_generate"]

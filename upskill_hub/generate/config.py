@@ -7,7 +7,7 @@ from pathlib import Path
 
 from upskill_hub.errors import Param, UsageError
 from upskill_hub.evaluation.types import GenerationParams
-from upskill_hub.generate.evidence import DEFAULT_EVIDENCE_BUDGET
+from upskill_hub.generate.failures import DEFAULT_EVIDENCE_BUDGET
 from upskill_hub.generate.teacher import DEFAULT_REPAIRS, DEFAULT_TEACHER_PARAMS
 from upskill_hub.generate.traces import DEFAULT_TRACE_BUDGET
 

@@ -6,11 +6,11 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from upskill_hub.formatting import NONE, interval, percent, points
-from upskill_hub.generate.results import IterationRecord
+from upskill_hub.generate.generate_result import IterationRecord
 from upskill_hub.generate.teacher import TeacherAnswer
 
 if TYPE_CHECKING:
-    from upskill_hub.evaluation.statistics import ModelStats
+    from upskill_hub.evaluation.stats.summarize import ModelStats
 
 __all__ = ["aggregate", "ci_text", "fmt", "history_text", "results_text"]
 

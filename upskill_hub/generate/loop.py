@@ -1,6 +1,7 @@
 """``generate``: a teacher writes a skill and its tests, students measure it, failures refine it.
 
-The loop (every number is the runner's own statistics, :mod:`upskill_hub.evaluation.statistics`):
+The loop (every number is the runner's own statistics,
+:mod:`upskill_hub.evaluation.stats.summarize`):
 
 1. **Iteration 1.** The teacher writes the skill and its test cases from the task (and the
    condensed trace, or the skill to improve). With ``--from SKILL`` the skill keeps its name and
@@ -35,7 +36,7 @@ The loop (every number is the runner's own statistics, :mod:`upskill_hub.evaluat
    * ``all_passed``: the best skill had graded with-skill samples and none failed or errored:
      nothing left to learn from;
    * otherwise the teacher gets the best skill, its results, the history and the complete
-     failure evidence (:mod:`upskill_hub.generate.evidence`) and writes candidate ``k + 1``.
+     failure evidence (:mod:`upskill_hub.generate.failures`) and writes candidate ``k + 1``.
 
 5. **Write.** The best skill goes to ``OUTPUT/<name>`` with :func:`upskill_hub.skill.write_skill`
    and must pass :func:`upskill_hub.skill.validate_skill`. ``skill_meta.json`` holds the tests
@@ -56,12 +57,12 @@ from typing import TYPE_CHECKING, Any
 
 from upskill_hub import __version__
 from upskill_hub.errors import InvalidSkill, Param, ProviderError, UsageError
-from upskill_hub.evaluation.results import EvalResult
-from upskill_hub.evaluation.run_info import skill_sha256
+from upskill_hub.evaluation.eval_result import EvalResult
+from upskill_hub.evaluation.run.info import skill_sha256
 from upskill_hub.generate.config import GenerateConfig
-from upskill_hub.generate.evidence import failure_evidence
+from upskill_hub.generate.failures import failure_evidence
+from upskill_hub.generate.generate_result import GenerateResult, IterationRecord, Origin, StopReason
 from upskill_hub.generate.lift import aggregate, ci_text, fmt, history_text, results_text
-from upskill_hub.generate.results import GenerateResult, IterationRecord, Origin, StopReason
 from upskill_hub.generate.skill_files import copy_extra_files, same_path
 from upskill_hub.generate.sources import Source, load_source
 from upskill_hub.generate.teacher import (
@@ -129,7 +130,7 @@ class _Generator:
         self.work = self._work_dir()
 
     def _work_dir(self) -> Path:
-        from upskill_hub.evaluation.run_dir import create_run_dir
+        from upskill_hub.evaluation.run.folder import create_run_dir
 
         hint = self.source.skill.name if self.source.skill else "skill"
         return create_run_dir(self.config.work_root, f"generate-{hint}")
@@ -346,7 +347,7 @@ class _Generator:
             + (f", {len(self.dropped)} dropped" if self.dropped else "")
             + ")"
         )
-        from upskill_hub.evaluation.power import too_few_tests_note
+        from upskill_hub.evaluation.stats.power import too_few_tests_note
 
         too_few = too_few_tests_note(len(self.cases), cfg.runs)
         if too_few:  # the lifts below cannot tell a 20-pt gain from noise
@@ -433,7 +434,7 @@ class _Generator:
 
     def _write(self, best: _Measured, target: Path, stop: StopReason) -> GenerateResult:
         from upskill_hub.atomic_io import atomic_write_text
-        from upskill_hub.evaluation.run_dir import utc_now
+        from upskill_hub.evaluation.run.folder import utc_now
 
         src = self.source.skill
         metadata: dict[str, Any] = dict(src.suite.metadata) if src and src.suite else {}

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from upskill_hub.hub_server.app import create_app
-    from upskill_hub.hub_server.runner import RunningServer, running_server, serve
+    from upskill_hub.hub_server.launch import RunningServer, running_server, serve
 
 __all__ = ["RunningServer", "create_app", "running_server", "serve"]
 
@@ -27,7 +27,7 @@ def __getattr__(name: str) -> Any:
 
         return create_app
     if name in ("serve", "running_server", "RunningServer"):
-        from upskill_hub.hub_server import runner
+        from upskill_hub.hub_server import launch as runner
 
         return getattr(runner, name)
     raise AttributeError(name)

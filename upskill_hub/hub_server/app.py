@@ -135,7 +135,7 @@ def create_app(
     holder, in its own namespaces.
     """
     from upskill_hub.hub_server import file_api, jobs_api, repo_api
-    from upskill_hub.hub_server.jobs_runner import JobsEngine
+    from upskill_hub.hub_server.job_processes import JobsEngine
 
     check_options(token, jobs)
     store = HubStore(Path(data_dir))

@@ -24,7 +24,7 @@ from starlette.responses import JSONResponse, Response, StreamingResponse
 
 from upskill_hub.hub_server.api_errors import HubApiError
 from upskill_hub.hub_server.call import Call, Handler
-from upskill_hub.hub_server.jobs_runner import JobsEngine
+from upskill_hub.hub_server.job_processes import JobsEngine
 from upskill_hub.hub_server.repo_api import LOCAL_ORG
 from upskill_hub.hub_server.storage import LOCAL_USER
 

@@ -41,12 +41,12 @@ def shard_prefix(run_id: str, shard_id: str) -> str:
 
 def hub_call(action: str, call: Callable[[], T], repo_id: str = "") -> T:
     """``call()``, with huggingface_hub's errors turned into one :class:`HubError` line by the
-    project's mapping (:func:`upskill_hub.registry.hub_errors.map_hub_error`, which redacts
+    project's mapping (:func:`upskill_hub.hub.errors.map_hub_error`, which redacts
     the token from server messages)."""
     from huggingface_hub import constants, get_token
     from huggingface_hub.errors import HfHubHTTPError
 
-    from upskill_hub.registry.hub_errors import map_hub_error
+    from upskill_hub.hub.errors import map_hub_error
 
     try:
         return call()

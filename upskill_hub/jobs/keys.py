@@ -68,7 +68,7 @@ def secret_values(
 
 def endpoint_env(env: Mapping[str, str] | None = None) -> dict[str, str]:
     """Provider endpoint URLs set in ``env``, credentials removed (they are not secret)."""
-    from upskill_hub.evaluation.run_info import public_url
+    from upskill_hub.evaluation.run.info import public_url
 
     source = os.environ if env is None else env
     return {name: public_url(source[name]) or "" for name in _URL_ENV if source.get(name)}

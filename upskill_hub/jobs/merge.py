@@ -31,7 +31,7 @@ from upskill_hub.jobs.plan import JobsPlan, Shard
 if TYPE_CHECKING:
     from huggingface_hub import HfApi
 
-    from upskill_hub.evaluation.statistics import ModelStats
+    from upskill_hub.evaluation.stats.summarize import ModelStats
     from upskill_hub.evaluation.types import AssertionResult, Sample
 
 __all__ = ["MergeResult", "merge_run"]
@@ -133,7 +133,7 @@ def regraded_outcome(data: dict[str, Any]) -> str | None:
 
 
 def _missing(key: Key, shard: Shard, prompt_hash: str) -> Sample:
-    from upskill_hub.evaluation.run_dir import utc_now
+    from upskill_hub.evaluation.run.folder import utc_now
     from upskill_hub.evaluation.types import Sample
 
     why = {
@@ -173,11 +173,11 @@ class _SamplesFile:
 
 def merge_run(plan: JobsPlan, run_dir: Path, api: HfApi | None = None) -> MergeResult:
     """Write the run folder's samples, summary and chart from the shards (see module doc)."""
-    from upskill_hub.evaluation.records import RunSession
-    from upskill_hub.evaluation.run_dir import RunFolder, utc_now
-    from upskill_hub.evaluation.run_info import build_summary
-    from upskill_hub.evaluation.statistics import adjust_across_models, summarize_tallies
-    from upskill_hub.evaluation.tallies import ModelTally
+    from upskill_hub.evaluation.run.folder import RunFolder, utc_now
+    from upskill_hub.evaluation.run.info import build_summary
+    from upskill_hub.evaluation.run.records import RunSession
+    from upskill_hub.evaluation.stats.summarize import adjust_across_models, summarize_tallies
+    from upskill_hub.evaluation.stats.tallies import ModelTally
 
     if api is None:
         from huggingface_hub import HfApi
@@ -260,7 +260,7 @@ def merge_run(plan: JobsPlan, run_dir: Path, api: HfApi | None = None) -> MergeR
     folder.write_summary(summary)
     if total:
         try:
-            from upskill_hub.evaluation.chart import write_lift_chart
+            from upskill_hub.evaluation.report.chart import write_lift_chart
 
             write_lift_chart(summary.models, folder.chart_file, title=f"{info.skill.name}: lift")
         except Exception:  # the chart is a nicety; the numbers are in summary.json

@@ -33,7 +33,7 @@ from upskill_hub.jobs.plan import JobsPlan
 if TYPE_CHECKING:
     from huggingface_hub import HfApi
 
-    from upskill_hub.evaluation.results import EvalResult, Progress
+    from upskill_hub.evaluation.eval_result import EvalResult, Progress
 
 __all__ = ["STATUS_FILE", "run_shard"]
 
@@ -108,8 +108,8 @@ def run_shard(
     """Run shard ``shard_id`` of ``run_id``; see the module docstring."""
     from huggingface_hub import HfApi
 
-    from upskill_hub.evaluation.resume import config_from_run
-    from upskill_hub.evaluation.run_dir import RunFolder
+    from upskill_hub.evaluation.run.folder import RunFolder
+    from upskill_hub.evaluation.run.resume import config_from_run
     from upskill_hub.evaluation.runner import evaluate
     from upskill_hub.skill.model import load_skill
 
@@ -187,7 +187,7 @@ def run_shard(
 
 
 def _final_progress(result: EvalResult) -> Progress:
-    from upskill_hub.evaluation.results import Progress
+    from upskill_hub.evaluation.eval_result import Progress
 
     errors = sum(1 for s in result.samples if s.outcome == "error")
     passed = sum(1 for s in result.samples if s.outcome == "pass")

@@ -91,8 +91,8 @@ def plan_run(
 ) -> tuple[Path, JobsPlan]:
     """The local run folder of a new run on Jobs and its plan (nothing sent to the Hub)."""
     from upskill_hub.evaluation.providers.resolve import canonical_model_id
-    from upskill_hub.evaluation.run_dir import RunFolder, create_run_dir
-    from upskill_hub.evaluation.run_info import new_run_info, skill_sha256
+    from upskill_hub.evaluation.run.folder import RunFolder, create_run_dir
+    from upskill_hub.evaluation.run.info import new_run_info, skill_sha256
 
     config.validate()
     if options.install not in INSTALL_MODES:

@@ -25,8 +25,8 @@ from typing import Any
 
 from huggingface_hub import DatasetCard, DatasetCardData
 
-from upskill_hub.evaluation.records import RunInfo, RunSkill
-from upskill_hub.evaluation.run_dir import RunRecord
+from upskill_hub.evaluation.run.folder import RunRecord
+from upskill_hub.evaluation.run.records import RunInfo, RunSkill
 from upskill_hub.formatting import interval
 from upskill_hub.publish import summary_text as fmt
 

@@ -20,8 +20,8 @@ from typing import TYPE_CHECKING, Any
 
 from upskill_hub.datasets_quiet import quiet_datasets
 from upskill_hub.errors import HubError, Param, UsageError
-from upskill_hub.evaluation.records import RunSummary
-from upskill_hub.evaluation.run_dir import SAMPLES_FILE, RunRecord, load_run
+from upskill_hub.evaluation.run.folder import SAMPLES_FILE, RunRecord, load_run
+from upskill_hub.evaluation.run.records import RunSummary
 from upskill_hub.formatting import verdict_interval
 from upskill_hub.publish.run_consistency import refuse_inconsistent
 from upskill_hub.secrets import Redactor
@@ -30,7 +30,7 @@ from upskill_hub.skill.schemas import load_schema, schema_errors
 if TYPE_CHECKING:
     from datasets import Features
 
-    from upskill_hub.registry.hub import Hub
+    from upskill_hub.hub.client import Hub
 
 SAMPLES_CONFIG = "samples"
 SUMMARY_CONFIG = "summary"
@@ -64,7 +64,7 @@ def split_name(run_id: str) -> str:
 
 def dataset_repo_id(repo_id: str) -> str:
     """``repo_id`` checked as ``NS/NAME`` (no revision); a UsageError otherwise."""
-    from upskill_hub.registry.hub import parse_spec
+    from upskill_hub.hub.client import parse_spec
 
     parsed, revision = parse_spec(repo_id)
     if revision is not None:
@@ -357,10 +357,10 @@ def push_results(
     visitor's OAuth token) is used for every Hub call instead of HF_TOKEN / the saved login;
     it is passed to huggingface_hub and ``datasets`` only, and redacted like any secret.
     """
-    from upskill_hub.evaluation.triggers import is_trigger_run
+    from upskill_hub.evaluation.triggers.measure import is_trigger_run
+    from upskill_hub.hub.client import Hub
     from upskill_hub.publish.skill_card import results_markdown, skill_card_repo, update_results
-    from upskill_hub.registry.card_results import published_run
-    from upskill_hub.registry.hub import Hub
+    from upskill_hub.registry.evidence.index import published_run
 
     if is_trigger_run(run_dir):  # a trigger eval: its own config
         from upskill_hub.publish.trigger_results import push_trigger_results

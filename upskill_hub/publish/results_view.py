@@ -185,7 +185,7 @@ def comparison_warning(a: RunResults, b: RunResults) -> str | None:
 
 
 def _local(path: Path) -> RunResults | TriggerRunResults:
-    from upskill_hub.evaluation.triggers import is_trigger_run
+    from upskill_hub.evaluation.triggers.measure import is_trigger_run
     from upskill_hub.publish.results_dataset import read_run, run_id_of, split_name, summary_rows
 
     if is_trigger_run(path):
@@ -215,7 +215,7 @@ def _local(path: Path) -> RunResults | TriggerRunResults:
 
 
 def _local_triggers(path: Path) -> TriggerRunResults:
-    from upskill_hub.evaluation.triggers import TRIGGER_SUMMARY_FILE
+    from upskill_hub.evaluation.triggers.measure import TRIGGER_SUMMARY_FILE
     from upskill_hub.publish.results_dataset import split_name
     from upskill_hub.publish.trigger_results import read_run_json
 
@@ -255,8 +255,8 @@ def _hub(repo: str, split: str | None, *, evals_only: bool) -> RunResults | Trig
 def trigger_summary_of(rows: list[dict[str, Any]], source: str, split: str) -> dict[str, Any]:
     """A published ``triggers`` split as ``trigger_summary.json``'s shape, every rate
     recomputed from the per-query counts (:func:`trigger_stats.stats_from_counts`)."""
-    from upskill_hub.evaluation.trigger_queries import TriggerQuery
-    from upskill_hub.evaluation.trigger_stats import stats_from_counts
+    from upskill_hub.evaluation.triggers.queries import TriggerQuery
+    from upskill_hub.evaluation.triggers.rates import stats_from_counts
 
     by_model: dict[str, list[tuple[TriggerQuery, int, int, int]]] = {}
     for row in rows:
@@ -283,7 +283,7 @@ def _load_splits(repo_id: str, config: str) -> dict[str, list[dict[str, Any]]] |
     from datasets.exceptions import DatasetNotFoundError
 
     from upskill_hub.datasets_quiet import quiet_datasets
-    from upskill_hub.registry.hub import Hub
+    from upskill_hub.hub.client import Hub
 
     hub = Hub()
     try:

@@ -2,7 +2,7 @@
 does not, so a published lift is at least the lift of the published samples.
 
 The summary is computed again from samples.jsonl with the statistics the eval itself uses
-(:func:`upskill_hub.evaluation.statistics.summarize`, what the runner and the Jobs merge write
+(:func:`upskill_hub.evaluation.stats.summarize.summarize`, what the runner and the Jobs merge write
 summary.json with) and compared field by field: sample and error counts, per model the runs,
 cases, each arm's passed/total/errors/pass rate/interval/tokens/latency, the lift, its
 interval, the Holm adjustment (the interval published with the verdict when several models
@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from upskill_hub.errors import UpskillHubError
-from upskill_hub.evaluation.run_dir import RunRecord, load_run
+from upskill_hub.evaluation.run.folder import RunRecord, load_run
 
 __all__ = [
     "InconsistentRun",
@@ -64,8 +64,8 @@ def check_run_consistency(run_dir: Path) -> list[str]:
 
 def summary_problems(record: RunRecord) -> list[str]:
     """:func:`check_run_consistency` of a run folder already read."""
-    from upskill_hub.evaluation.statistics import STATS_VERSION, summarize
-    from upskill_hub.evaluation.tallies import SampleCounts
+    from upskill_hub.evaluation.stats.summarize import STATS_VERSION, summarize
+    from upskill_hub.evaluation.stats.tallies import SampleCounts
 
     where = record.folder.summary_file
     summary = record.summary
@@ -136,15 +136,15 @@ def _shown(value: Any) -> str:
 
 def trigger_summary_problems(run_dir: Path) -> list[str]:
     """The same check for a trigger eval: trigger_summary.json's counts and every model's set
-    and query rates against :func:`~upskill_hub.evaluation.trigger_stats.trigger_stats` of
+    and query rates against :func:`~upskill_hub.evaluation.triggers.rates.trigger_stats` of
     trigger_samples.jsonl over queries.json."""
-    from upskill_hub.evaluation.trigger_queries import TriggerQuery
-    from upskill_hub.evaluation.trigger_stats import TriggerSample, trigger_stats
-    from upskill_hub.evaluation.triggers import (
+    from upskill_hub.evaluation.triggers.measure import (
         QUERIES_JSON,
         TRIGGER_SAMPLES_FILE,
         TRIGGER_SUMMARY_FILE,
     )
+    from upskill_hub.evaluation.triggers.queries import TriggerQuery
+    from upskill_hub.evaluation.triggers.rates import TriggerSample, trigger_stats
     from upskill_hub.json_input import JsonInputError, parse_json
     from upskill_hub.publish.trigger_results import read_run_json
 

@@ -3,7 +3,7 @@
 Only that section changes (from its heading to the next ``## `` heading, appended when the card
 has none; see :mod:`upskill_hub.registry.card`, which writes the initial "no results yet"
 section) and the card's ``upskill_hub.results`` metadata gains the run (dataset, split, skill
-commit, mode and each model's lift: :mod:`upskill_hub.registry.card_results`), which is how
+commit, mode and each model's lift: :mod:`upskill_hub.registry.evidence.index`), which is how
 ``info``, ``pull`` and ``search`` find the evidence; every other byte of the card body stays as
 it was. Committed directly or as a pull request.
 """
@@ -22,16 +22,16 @@ from upskill_hub.registry.card import (
 )
 
 if TYPE_CHECKING:
-    from upskill_hub.evaluation.records import RunInfo
-    from upskill_hub.registry.card_results import PublishedRun
-    from upskill_hub.registry.hub import Hub
+    from upskill_hub.evaluation.run.records import RunInfo
+    from upskill_hub.hub.client import Hub
+    from upskill_hub.registry.evidence.index import PublishedRun
 
 CARD_FILE = "README.md"
 
 
 def skill_card_repo(info: RunInfo, skill_repo: str | None) -> str:
     """The model repo whose card to update: ``skill_repo``, else the run's skill repo."""
-    from upskill_hub.registry.hub import parse_spec
+    from upskill_hub.hub.client import parse_spec
 
     chosen = skill_repo or info.skill.repo_id
     if not chosen:
@@ -85,7 +85,7 @@ def update_results(
     (commit, pull request URL or None)."""
     from huggingface_hub import CommitOperationAdd
 
-    from upskill_hub.registry.card_results import with_run
+    from upskill_hub.registry.evidence.index import with_run
 
     head = hub.head(repo_id)
     current = ""

@@ -29,7 +29,7 @@ def read_run_json(path: Path) -> Any:
 
 def trigger_rows(run_dir: Path, redactor: Redactor | None = None) -> list[dict[str, Any]]:
     """One row per model and query of a trigger run folder, secrets scrubbed."""
-    from upskill_hub.evaluation.triggers import TRIGGER_SUMMARY_FILE
+    from upskill_hub.evaluation.triggers.measure import TRIGGER_SUMMARY_FILE
 
     redactor = redactor or Redactor()
     info = read_run_json(Path(run_dir) / "run.json")
@@ -69,6 +69,7 @@ def push_trigger_results(
     run_dir: Path, repo_id: str, *, private: bool = False, token: str | None = None
 ) -> Any:
     """Push the ``triggers`` config's split of ``run_dir``; returns :class:`PushedResults`."""
+    from upskill_hub.hub.client import Hub
     from upskill_hub.publish.results_dataset import (
         PushedResults,
         _refuse_links,
@@ -78,7 +79,6 @@ def push_trigger_results(
         split_name,
     )
     from upskill_hub.publish.run_consistency import refuse_inconsistent_triggers
-    from upskill_hub.registry.hub import Hub
 
     repo_id = dataset_repo_id(repo_id)
     path = Path(run_dir)
@@ -102,8 +102,8 @@ def _write_trigger_card(
     """The dataset card with this trigger run's section (a dataset of trigger runs alone gets
     its license, tags and header too), and the queries (``tests/<split>.json``) its reproduce
     step downloads."""
-    from upskill_hub.evaluation.records import RunInfo
-    from upskill_hub.evaluation.triggers import QUERIES_JSON, TRIGGER_SUMMARY_FILE
+    from upskill_hub.evaluation.run.records import RunInfo
+    from upskill_hub.evaluation.triggers.measure import QUERIES_JSON, TRIGGER_SUMMARY_FILE
     from upskill_hub.publish.dataset_card import card_with_section, tests_path, trigger_run_section
     from upskill_hub.publish.results_dataset import _write_card
 

@@ -8,15 +8,16 @@ from typing import TYPE_CHECKING
 from upskill_hub._lazy import lazy_exports
 
 if TYPE_CHECKING:
+    from upskill_hub.hub.client import Hub
     from upskill_hub.registry.fetch import fetch_skill
-    from upskill_hub.registry.hub import Hub
-    from upskill_hub.registry.lock import read_lock
-    from upskill_hub.registry.lock_update import update
-    from upskill_hub.registry.project import list_installed, outdated, remove, verify
-    from upskill_hub.registry.pull import install_locked, pull
+    from upskill_hub.registry.project.lock import read_lock
+    from upskill_hub.registry.project.pull import install_locked, pull
+    from upskill_hub.registry.project.state import list_installed, outdated, remove, verify
+    from upskill_hub.registry.project.update import update
     from upskill_hub.registry.push import push_skills, scan_local
     from upskill_hub.registry.search import info, search
-    from upskill_hub.registry.signing import (
+    from upskill_hub.registry.skill_source import open_skill
+    from upskill_hub.registry.trust.signing import (
         SigningKey,
         TrustPolicy,
         generate_key_pair,
@@ -25,31 +26,30 @@ if TYPE_CHECKING:
         sign_skill,
         verify_skill,
     )
-    from upskill_hub.registry.skill_source import open_skill
 
 _EXPORTS = {
     "open_skill": "upskill_hub.registry.skill_source",
-    "Hub": "upskill_hub.registry.hub",
+    "Hub": "upskill_hub.hub.client",
     "fetch_skill": "upskill_hub.registry.fetch",
     "info": "upskill_hub.registry.search",
-    "install_locked": "upskill_hub.registry.pull",
-    "list_installed": "upskill_hub.registry.project",
-    "outdated": "upskill_hub.registry.project",
-    "pull": "upskill_hub.registry.pull",
+    "install_locked": "upskill_hub.registry.project.pull",
+    "list_installed": "upskill_hub.registry.project.state",
+    "outdated": "upskill_hub.registry.project.state",
+    "pull": "upskill_hub.registry.project.pull",
     "push_skills": "upskill_hub.registry.push",
-    "read_lock": "upskill_hub.registry.lock",
-    "remove": "upskill_hub.registry.project",
+    "read_lock": "upskill_hub.registry.project.lock",
+    "remove": "upskill_hub.registry.project.state",
     "scan_local": "upskill_hub.registry.push",
     "search": "upskill_hub.registry.search",
-    "SigningKey": "upskill_hub.registry.signing",
-    "TrustPolicy": "upskill_hub.registry.signing",
-    "generate_key_pair": "upskill_hub.registry.signing",
-    "load_trusted_cas": "upskill_hub.registry.signing",
-    "load_trusted_keys": "upskill_hub.registry.signing",
-    "sign_skill": "upskill_hub.registry.signing",
-    "verify_skill": "upskill_hub.registry.signing",
-    "update": "upskill_hub.registry.lock_update",
-    "verify": "upskill_hub.registry.project",
+    "SigningKey": "upskill_hub.registry.trust.signing",
+    "TrustPolicy": "upskill_hub.registry.trust.signing",
+    "generate_key_pair": "upskill_hub.registry.trust.signing",
+    "load_trusted_cas": "upskill_hub.registry.trust.signing",
+    "load_trusted_keys": "upskill_hub.registry.trust.signing",
+    "sign_skill": "upskill_hub.registry.trust.signing",
+    "verify_skill": "upskill_hub.registry.trust.signing",
+    "update": "upskill_hub.registry.project.update",
+    "verify": "upskill_hub.registry.project.state",
 }
 __all__ = [
     "Hub",

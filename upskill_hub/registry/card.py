@@ -6,7 +6,7 @@ it, its file tree and a ``## Results`` section. That section runs from its headi
 ``## `` heading (or the end) and is what :func:`replace_results_section` swaps when results
 are published; until then it says there are none. No HTML comments (the scan refuses them).
 The metadata's ``upskill_hub`` section holds ``executable_files`` and ``results`` (the
-published runs, :mod:`upskill_hub.registry.card_results`); a new push carries ``results`` over.
+published runs, :mod:`upskill_hub.registry.evidence.index`); a new push carries ``results`` over.
 """
 
 from __future__ import annotations
@@ -81,7 +81,7 @@ def build_card(
     (repo paths) are recorded in the metadata as ``upskill_hub.executable_files``: the Hub
     keeps no file modes, so ``pull`` restores the executable bit from there. ``results_meta``
     (the published runs carried over from the card being replaced, see
-    :mod:`upskill_hub.registry.card_results`) is kept as ``upskill_hub.results``.
+    :mod:`upskill_hub.registry.evidence.index`) is kept as ``upskill_hub.results``.
     """
     license_id, license_name = _license(skills)
     description = skills[0].description if len(skills) == 1 else _multi_description(skills)

@@ -21,10 +21,16 @@ from pathlib import Path
 from huggingface_hub import constants
 
 from upskill_hub.errors import HubError, InvalidSkill, Param, UnsafeSkill, UsageError
+from upskill_hub.hub.client import Hub, RemoteFile, parse_spec
 from upskill_hub.registry.card import CARD_FILE
-from upskill_hub.registry.hub import Hub, RemoteFile, parse_spec
-from upskill_hub.registry.lock import tree_state
-from upskill_hub.registry.scan import ScanFinding, ScanLimits, enforce, scan_listing, scan_tree
+from upskill_hub.registry.project.lock import tree_state
+from upskill_hub.registry.trust.scan import (
+    ScanFinding,
+    ScanLimits,
+    enforce,
+    scan_listing,
+    scan_tree,
+)
 from upskill_hub.skill import SkillReport, is_junk, validate_skill
 from upskill_hub.skill.frontmatter import parse_skill_md
 

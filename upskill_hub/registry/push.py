@@ -28,6 +28,7 @@ from upskill_hub.errors import (
     UnsafeSkill,
     UsageError,
 )
+from upskill_hub.hub.client import Hub, parse_spec
 from upskill_hub.registry.card import (
     CARD_FILE,
     CardSkill,
@@ -42,13 +43,12 @@ from upskill_hub.registry.fetch import (
     ValidationRefused,
     check_skill_dir,
 )
-from upskill_hub.registry.hub import Hub, parse_spec
-from upskill_hub.registry.scan import ScanFinding, ScanLimits, scan_tree
+from upskill_hub.registry.trust.scan import ScanFinding, ScanLimits, scan_tree
 from upskill_hub.skill import Skill, discover_skills, list_files, load_skill, validate_skill
 from upskill_hub.skill.discover import has_skill_md
 
 if TYPE_CHECKING:
-    from upskill_hub.registry.signing import SigningKey
+    from upskill_hub.registry.trust.signing import SigningKey
 
 #: Findings ``--allow-unsafe`` never overrides on push: links, special files, escaping paths.
 NEVER_UPLOADED = ESCAPING_RULES | {"symlink", "special-file"}
@@ -162,7 +162,7 @@ def _signed(
 ) -> tuple[list[_Prepared], str | None]:
     """Sign each staged skill with ``key`` (or check a signature it already carries); a signed
     skill's statement names ``repo_id`` and the next version after the repo's current one."""
-    from upskill_hub.registry.signing import SkillStatement, prepare_upload
+    from upskill_hub.registry.trust.signing import SkillStatement, prepare_upload
 
     out: list[_Prepared] = []
     signed_by: str | None = None
@@ -182,7 +182,7 @@ def _next_signed_version(hub: Hub, repo_id: str, subpath: str) -> int:
     """One more than the version of the statement on the repo's default branch (1 when the
     repo, or the statement, does not exist yet). Other Hub errors stop the push: a version
     guessed too low would read as a downgrade to everyone who installed the skill."""
-    from upskill_hub.registry.signing import STATEMENT_FILE, next_version
+    from upskill_hub.registry.trust.signing import STATEMENT_FILE, next_version
 
     name = f"{subpath}/{STATEMENT_FILE}" if subpath else STATEMENT_FILE
     try:

@@ -12,8 +12,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from upskill_hub.errors import UnsafeSkill
+from upskill_hub.hub.client import Hub
 from upskill_hub.registry.card import SKILLS_TAG
-from upskill_hub.registry.evidence import (
+from upskill_hub.registry.evidence.read import (
     EvidenceReader,
     ModelEvidence,
     SkillEvidence,
@@ -30,13 +31,12 @@ from upskill_hub.registry.fetch import (
     listing_findings,
     root_skill_name,
 )
-from upskill_hub.registry.hub import Hub
-from upskill_hub.registry.scan import ScanFinding, ScanLimits, scan_tree
+from upskill_hub.registry.trust.scan import ScanFinding, ScanLimits, scan_tree
 from upskill_hub.skill import validate_skill
 from upskill_hub.skill.frontmatter import parse_skill_md
 
 if TYPE_CHECKING:
-    from upskill_hub.registry.signing import TrustPolicy
+    from upskill_hub.registry.trust.signing import TrustPolicy
 
 DEFAULT_LIMIT = 20
 
@@ -211,7 +211,7 @@ def _signature(
     staged: Path, complete: bool, trust: TrustPolicy | None, repo_id: str, name: str
 ) -> dict[str, Any] | None:
     """The skill's signature as ``info`` shows it (None when it carries none)."""
-    from upskill_hub.registry.signing import SIGNATURE_FILE, describe
+    from upskill_hub.registry.trust.signing import SIGNATURE_FILE, describe
 
     if not (staged / SIGNATURE_FILE).is_file():
         return None

@@ -13,7 +13,7 @@ from upskill_hub.errors import SkillNotFound, UsageError
 from upskill_hub.skill import Skill, load_skill
 
 if TYPE_CHECKING:
-    from upskill_hub.registry.hub import Hub
+    from upskill_hub.hub.client import Hub
 
 __all__ = ["OpenedSkill", "open_skill"]
 
@@ -44,8 +44,8 @@ def open_skill(
             raise UsageError("skill: names a skill of a Hub repo; give the folder itself instead")
         return OpenedSkill(load_skill(path))
     # a local folder needs no Hub client (huggingface_hub costs ~0.2 s to import)
+    from upskill_hub.hub.client import parse_spec
     from upskill_hub.registry.fetch import fetch_skill
-    from upskill_hub.registry.hub import parse_spec
 
     if not _REPO_ID.match(spec) or spec.startswith((".", "/", "~")):
         if local:

@@ -11,8 +11,8 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from upskill_hub.registry.evidence import ModelEvidence, SkillEvidence
-from upskill_hub.registry.hub import Hub, parse_spec
+from upskill_hub.hub.client import Hub, parse_spec
+from upskill_hub.registry.evidence.read import ModelEvidence, SkillEvidence
 from upskill_hub.space_support.card_html import card_html
 
 SEARCH_HEADERS = ["Repository", "Description", "Downloads", "Likes", "Measured lift"]
@@ -59,7 +59,7 @@ def search_rows(
 def _hit_lift(
     evidence: list[ModelEvidence], ranked_by: ModelEvidence | None, model: str | None
 ) -> str:
-    from upskill_hub.registry.evidence_text import lift_text
+    from upskill_hub.registry.evidence.text import lift_text
 
     if model:
         if ranked_by is None:
@@ -73,7 +73,7 @@ def _hit_lift(
 def evidence_markdown(evidence: SkillEvidence | None) -> list[str]:
     """A table of the published lift per model (escaped; each row says who reported it), or
     that none is published."""
-    from upskill_hub.registry.evidence_text import NO_RESULTS, lift_text, n_text, where_text
+    from upskill_hub.registry.evidence.text import NO_RESULTS, lift_text, n_text, where_text
 
     if evidence is None:
         return []

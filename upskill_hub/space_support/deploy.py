@@ -24,7 +24,7 @@ from pathlib import Path
 
 from upskill_hub import __version__
 from upskill_hub.errors import Param, UsageError
-from upskill_hub.registry.hub import Hub, parse_spec
+from upskill_hub.hub.client import Hub, parse_spec
 from upskill_hub.skill import list_files
 
 APP_FILES = ("app.py", "README.md")

@@ -18,7 +18,7 @@ from typing import Any
 
 from upskill_hub.errors import UsageError
 from upskill_hub.evaluation.assertions.tool_slots import HOSTED_MAX_TIMEOUT_S, compile_policy
-from upskill_hub.evaluation.results import EvalResult, Progress
+from upskill_hub.evaluation.eval_result import EvalResult, Progress
 from upskill_hub.evaluation.runner import evaluate
 from upskill_hub.evaluation.types import Sample
 from upskill_hub.secrets import Redactor

@@ -17,7 +17,7 @@ from upskill_hub.errors import SkillNotFound, UsageError
 from upskill_hub.skill import Skill, discover_skills, load_skill
 
 if TYPE_CHECKING:
-    from upskill_hub.registry.hub import Hub
+    from upskill_hub.hub.client import Hub
 
 DEFAULT_SKILL = "kernel-builder-cuda-kernels"
 
@@ -62,7 +62,7 @@ def visitor_hub(hosted: bool, token: str | None) -> Hub:
         from upskill_hub.space_support.visitor_hub import VisitorHub
 
         return VisitorHub(token=token or False)
-    from upskill_hub.registry.hub import Hub
+    from upskill_hub.hub.client import Hub
 
     return Hub(token=None)
 

@@ -10,8 +10,8 @@ import html
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from upskill_hub.evaluation.results import Progress
-from upskill_hub.evaluation.statistics import HELPS, HURTS, UNCLEAR, summarize
+from upskill_hub.evaluation.eval_result import Progress
+from upskill_hub.evaluation.stats.summarize import HELPS, HURTS, UNCLEAR, summarize
 from upskill_hub.evaluation.types import Sample
 from upskill_hub.formatting import NONE, lift, rate, verdict_interval
 from upskill_hub.publish.summary_text import cases_runs

@@ -12,7 +12,7 @@ because ``load_dataset`` serves a dataset from the shared cache when the Hub ref
 from __future__ import annotations
 
 from upskill_hub.errors import HubError
-from upskill_hub.registry.hub import COMMIT_RE, Hub
+from upskill_hub.hub.client import COMMIT_RE, Hub
 
 
 class VisitorHub(Hub):

@@ -5,7 +5,7 @@ the ``Skill`` tool and reads its files with ``Read``; both arms get the same sys
 the same tools, the baseline listing no skill. ``settings`` (limits), ``tools`` (the sandboxed
 ``Skill`` and ``Read``), ``prompts`` (what both arms are sent), ``loop`` (the multi-turn tool
 loop) and ``arms`` (the hook the eval session calls). Trigger evals live in
-:mod:`upskill_hub.evaluation.triggers`.
+:mod:`upskill_hub.evaluation.triggers.measure`.
 """
 
 from upskill_hub.evaluation.agent.settings import AgentSettings

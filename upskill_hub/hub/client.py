@@ -1,0 +1,477 @@
+"""The one place that talks to the Hub.
+
+Builds :class:`huggingface_hub.HfApi` (which honours ``HF_TOKEN``, ``HF_ENDPOINT`` and
+``HF_HOME`` itself), retries transient failures with exponential backoff, and turns
+huggingface_hub's exceptions into our typed errors with a one-line message that names the repo
+and says what to do. Tokens are never put into messages.
+"""
+
+from __future__ import annotations
+
+import glob
+import logging
+import re
+import sys
+import time
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, TypeVar
+
+from huggingface_hub import (
+    HfApi,
+    constants,
+    get_cached_repo_tree,
+    hf_hub_download,
+    snapshot_download,
+)
+from huggingface_hub.errors import (
+    CachedRepoTreeNotFoundError,
+)
+from huggingface_hub.hf_api import CommitInfo, ModelInfo, RepoFile
+from huggingface_hub.utils import (
+    build_hf_headers,
+    disable_progress_bars,
+    get_session,
+    hf_raise_for_status,
+)
+
+from upskill_hub import __version__
+from upskill_hub.backoff import backoff_delay
+from upskill_hub.errors import HubError, Param, UsageError
+from upskill_hub.hub.errors import map_hub_error, transient
+
+T = TypeVar("T")
+
+COMMIT_RE = re.compile(r"[0-9a-f]{40}")
+_REPO_ID_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,95}/[A-Za-z0-9][A-Za-z0-9._-]{0,95}")
+
+
+@dataclass(frozen=True)
+class RetryPolicy:
+    """How often and how patiently transient failures (429, 5xx, dropped links) are retried."""
+
+    attempts: int = 4
+    base_delay: float = 0.5
+    max_delay: float = 10.0
+
+    def delay(self, attempt: int, retry_after: float | None) -> float:
+        return backoff_delay(
+            attempt,
+            retry_after,
+            base=self.base_delay,
+            cap=self.max_delay,
+            retry_after_max=self.max_delay,
+        )
+
+
+@dataclass(frozen=True)
+class RemoteFile:
+    """A file in a Hub repo listing (as the server claims it; never trusted before scanning)."""
+
+    path: str
+    size: int
+    blob_id: str | None = None
+    lfs_sha256: str | None = None
+
+
+class _QuietHfLogs(logging.Filter):
+    """Drop huggingface_hub's own retry chatter and the no-op commit notice.
+
+    We report failures ourselves in one line; "Retrying in 1s [Retry 1/5]" and friends from
+    its HTTP backoff, and "No files have been modified since last commit", are noise to users.
+    """
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if record.funcName == "_http_backoff_base":
+            return False
+        return not record.getMessage().startswith("No files have been modified")
+
+
+_QUIET = _QuietHfLogs()
+
+
+def quiet_huggingface_hub(*, progress: bool | None = None) -> None:
+    """Silence huggingface_hub's retry logs; hide its progress bars unless ``progress``.
+
+    ``progress=None`` shows them only when stderr is a terminal (no tqdm lines in CI logs).
+    """
+    for name in ("huggingface_hub.utils._http", "huggingface_hub.hf_api"):
+        logger = logging.getLogger(name)
+        if _QUIET not in logger.filters:
+            logger.addFilter(_QUIET)
+    if progress is None:
+        progress = sys.stderr.isatty()
+    if not progress and constants.HF_HUB_DISABLE_PROGRESS_BARS is not False:
+        disable_progress_bars()  # HF_HUB_DISABLE_PROGRESS_BARS=0 (asked for bars) wins
+
+
+def parse_spec(spec: str) -> tuple[str, str | None]:
+    """Split ``ns/name[@rev]`` into repo id and revision; a malformed id is a UsageError."""
+    repo_id, sep, rev = spec.strip().partition("@")
+    if not _REPO_ID_RE.fullmatch(repo_id) or ".." in repo_id:
+        raise UsageError(f"{spec!r} is not a Hub repo id (expected namespace/name[@revision])")
+    if sep and not rev:
+        raise UsageError(f"{spec!r}: empty revision after '@'")
+    return repo_id, (rev or None)
+
+
+class Hub:
+    """A Hub endpoint plus the retry policy; every Hub call of the registry goes through here."""
+
+    def __init__(
+        self,
+        *,
+        endpoint: str | None = None,
+        token: str | bool | None = None,
+        retry: RetryPolicy | None = None,
+    ) -> None:
+        """``token`` as in huggingface_hub: None reads HF_TOKEN / the saved login, False sends
+        none."""
+        self.endpoint = (endpoint or constants.ENDPOINT).rstrip("/")
+        self._token = token
+        self.retry = retry or RetryPolicy()
+        quiet_huggingface_hub()
+        self.api = HfApi(
+            endpoint=self.endpoint,
+            token=token,
+            library_name="upskill-hub",
+            library_version=__version__,
+        )
+
+    def repo_url(self, repo_id: str, repo_type: str = "model") -> str:
+        prefix = "" if repo_type == "model" else f"{repo_type}s/"
+        return f"{self.endpoint}/{prefix}{repo_id}"
+
+    # -- the retry / error-mapping core -------------------------------------------------------
+
+    def call(
+        self,
+        fn: Callable[[], T],
+        *,
+        repo_id: str,
+        revision: str | None = None,
+        action: str = "request",
+        retries: bool = True,
+    ) -> T:
+        """Run ``fn`` with retries on transient failures; map any Hub failure to a typed error.
+
+        Pass ``retries=False`` for huggingface_hub calls that already retry on their own
+        (listings, which go through its ``http_backoff``): stacking both multiplies the wait.
+        """
+        attempt = 0
+        attempts = self.retry.attempts if retries else 1
+        while True:
+            attempt += 1
+            try:
+                return fn()
+            except Exception as exc:
+                retry, retry_after = transient(exc)
+                if retry and attempt < attempts:
+                    time.sleep(self.retry.delay(attempt, retry_after))
+                    continue
+                mapped = self.map_error(
+                    exc, repo_id=repo_id, revision=revision, action=action, attempts=attempt
+                )
+                if mapped is None:
+                    raise
+                raise mapped from exc
+
+    def map_error(
+        self,
+        exc: BaseException,
+        *,
+        repo_id: str,
+        revision: str | None = None,
+        action: str = "request",
+        attempts: int = 1,
+    ) -> HubError | UsageError | None:
+        """The typed error for a huggingface_hub / network exception, or None if it is not one."""
+        return map_hub_error(
+            exc,
+            endpoint=self.endpoint,
+            repo_url=self.repo_url(repo_id),
+            token=self._token if isinstance(self._token, str) else None,
+            repo_id=repo_id,
+            revision=revision,
+            action=action,
+            attempts=attempts,
+        )
+
+    # -- reads ---------------------------------------------------------------------------------
+
+    def search_models(self, *, filter: str, search: str | None, limit: int) -> list[ModelInfo]:
+        """One page of ``GET /api/models`` (what ``HfApi.list_models`` asks, with card data).
+
+        Requested directly so only our retry policy applies: ``list_models`` retries five
+        times on its own (about 23 s against a stopped server) and would stack with ours.
+        """
+        params: dict[str, Any] = {"filter": filter, "limit": limit, "cardData": True}
+        if search:
+            params["search"] = search
+        headers = build_hf_headers(
+            token=self._token, library_name="upskill-hub", library_version=__version__
+        )
+
+        def fetch() -> list[Any]:
+            response = get_session().get(
+                f"{self.endpoint}/api/models", params=params, headers=headers
+            )
+            hf_raise_for_status(response)
+            data = response.json()
+            if not isinstance(data, list):
+                raise HubError(f"{self.endpoint}/api/models: the Hub returned no list")
+            return data
+
+        items = self.call(fetch, repo_id=f"search {search or ''!r}", action="search")
+        return [ModelInfo(**item) for item in items[:limit] if isinstance(item, dict)]
+
+    def resolve(self, repo_id: str, revision: str | None, repo_type: str = "model") -> str:
+        """The 40-hex commit a branch, tag or commit names (cache fallback when offline)."""
+        if revision and COMMIT_RE.fullmatch(revision):
+            return revision
+        resolved = self.call(
+            lambda: self.api.resolve_revision(repo_id, repo_type=repo_type, revision=revision),
+            repo_id=repo_id,
+            revision=revision,
+            action="resolve revision",
+        )
+        commit = resolved.resolved
+        if not COMMIT_RE.fullmatch(commit or ""):
+            raise HubError(f"{repo_id}@{revision}: the Hub returned no commit sha")
+        return commit
+
+    def resolve_online(self, repo_id: str, revision: str | None, repo_type: str = "model") -> str:
+        """The commit ``revision`` names now, asked of the Hub (never the cached ref).
+
+        :meth:`resolve` falls back to huggingface_hub's cached ref when the Hub cannot be
+        reached, which is right for installing a locked commit and wrong for "is there a newer
+        one": this raises instead.
+        """
+        if revision and COMMIT_RE.fullmatch(revision):
+            return revision
+        if constants.HF_HUB_OFFLINE:
+            raise HubError(
+                f"{repo_id}@{revision or 'main'}: HF_HUB_OFFLINE is set; "
+                "this needs to ask the Hub for the current commit"
+            )
+        info = self.call(
+            lambda: self.api.repo_info(repo_id, revision=revision, repo_type=repo_type),
+            repo_id=repo_id,
+            revision=revision,
+            action="resolve revision",
+        )
+        if not COMMIT_RE.fullmatch(info.sha or ""):
+            raise HubError(f"{repo_id}@{revision}: the Hub returned no commit sha")
+        return str(info.sha)
+
+    def list_files(self, repo_id: str, commit: str, repo_type: str = "model") -> list[RemoteFile]:
+        """Every file of the repo at ``commit``: from the local tree cache when present."""
+        try:
+            cached: Iterable[Any] = get_cached_repo_tree(
+                repo_id, repo_type=repo_type, revision=commit
+            )
+        except (CachedRepoTreeNotFoundError, OSError, ValueError):
+            cached = self.call(
+                lambda: list(
+                    self.api.list_repo_tree(
+                        repo_id, recursive=True, revision=commit, repo_type=repo_type
+                    )
+                ),
+                repo_id=repo_id,
+                revision=commit,
+                action="list files",
+                retries=False,  # list_repo_tree retries through huggingface_hub's own backoff
+            )
+        return [_remote_file(f) for f in cached if isinstance(f, RepoFile)]
+
+    def download(
+        self, repo_id: str, commit: str, paths: Sequence[str], repo_type: str = "model"
+    ) -> Path:
+        """Download exactly ``paths`` at ``commit`` into the huggingface_hub cache; its folder.
+
+        A commit already in the cache costs no request (works with ``HF_HUB_OFFLINE=1``).
+        """
+        patterns = [glob.escape(p) for p in paths]
+        folder = self.call(
+            lambda: snapshot_download(
+                repo_id,
+                repo_type=repo_type,
+                revision=commit,
+                allow_patterns=patterns,
+                endpoint=self.endpoint,
+                token=self._token,
+                library_name="upskill-hub",
+                library_version=__version__,
+                max_workers=4,
+            ),
+            repo_id=repo_id,
+            revision=commit,
+            action="download",
+        )
+        return Path(folder)
+
+    def download_file(
+        self, repo_id: str, filename: str, revision: str | None = None, repo_type: str = "model"
+    ) -> Path:
+        """One file through the huggingface_hub cache (a commit ``revision`` is cached for good)."""
+        local = self.call(
+            lambda: hf_hub_download(
+                repo_id,
+                filename,
+                repo_type=repo_type,
+                revision=revision,
+                endpoint=self.endpoint,
+                token=self._token,
+                library_name="upskill-hub",
+                library_version=__version__,
+            ),
+            repo_id=repo_id,
+            revision=revision,
+            action=f"download {filename}",
+        )
+        return Path(local)
+
+    # -- writes --------------------------------------------------------------------------------
+
+    def create_repo(
+        self,
+        repo_id: str,
+        *,
+        repo_type: str = "model",
+        private: bool = False,
+        space_sdk: str | None = None,
+    ) -> None:
+        """Create the repo unless it exists (an existing repo is left as it is)."""
+        self.call(
+            lambda: self.api.create_repo(
+                repo_id,
+                repo_type=repo_type,
+                private=private,
+                exist_ok=True,
+                space_sdk=space_sdk,
+            ),
+            repo_id=repo_id,
+            action="create repo",
+        )
+
+    def create_commit(
+        self,
+        repo_id: str,
+        operations: Sequence[Any],
+        *,
+        message: str,
+        description: str | None = None,
+        repo_type: str = "model",
+        revision: str | None = None,
+        create_pr: bool = False,
+        parent_commit: str | None = None,
+    ) -> CommitInfo:
+        """One commit of ``operations`` (huggingface_hub ``CommitOperation*``) or a PR."""
+        return self.call(
+            lambda: self.api.create_commit(
+                repo_id,
+                list(operations),
+                commit_message=message,
+                commit_description=description,
+                repo_type=repo_type,
+                revision=revision,
+                create_pr=create_pr,
+                parent_commit=parent_commit,
+            ),
+            repo_id=repo_id,
+            revision=revision,
+            action="commit",
+        )
+
+    def create_tag(
+        self,
+        repo_id: str,
+        tag: str,
+        *,
+        revision: str,
+        message: str | None = None,
+        repo_type: str = "model",
+    ) -> None:
+        """Tag ``revision``; an existing tag is a :class:`HubError` with ``status == 409``."""
+        self.call(
+            lambda: self.api.create_tag(
+                repo_id, tag=tag, revision=revision, tag_message=message, repo_type=repo_type
+            ),
+            repo_id=repo_id,
+            revision=tag,
+            action="create tag",
+        )
+
+    # -- repo metadata -------------------------------------------------------------------------
+
+    def check_access(self, repo_id: str, repo_type: str = "model") -> None:
+        """Raise :class:`HubError` unless this client may read ``repo_id``, before a library
+        that falls back to its own cache when refused reads it (``datasets.load_dataset``).
+
+        Nothing to check here: the cache is this machine's own (see
+        :class:`~upskill_hub.space_support.visitor_hub.VisitorHub`, whose cache is shared).
+        """
+
+    def head(self, repo_id: str, repo_type: str = "model") -> str | None:
+        """The commit the default branch is at (None for a repo without commits)."""
+        info = self.call(
+            lambda: self.api.repo_info(repo_id, repo_type=repo_type),
+            repo_id=repo_id,
+            action="read the repo",
+        )
+        return str(info.sha) if info.sha else None
+
+    def repo_files(self, repo_id: str, repo_type: str = "model") -> list[str]:
+        """Every file path on the default branch."""
+        return self.call(
+            lambda: self.api.list_repo_files(repo_id, repo_type=repo_type),
+            repo_id=repo_id,
+            action="list",
+            retries=False,  # list_repo_files retries through huggingface_hub's own backoff
+        )
+
+    def history(self, repo_id: str, revision: str, repo_type: str = "model") -> list[str]:
+        """The commit ids reachable from ``revision``, newest first (``revision``'s own first)."""
+        commits = self.call(
+            lambda: self.api.list_repo_commits(repo_id, repo_type=repo_type, revision=revision),
+            repo_id=repo_id,
+            revision=revision,
+            action="list commits",
+            retries=False,  # list_repo_commits pages through huggingface_hub's own backoff
+        )
+        return [str(c.commit_id) for c in commits]
+
+    @property
+    def token(self) -> str | bool | None:
+        """The token every call sends, as given (None: HF_TOKEN / the saved login)."""
+        return self._token
+
+    def tags(self, repo_id: str, repo_type: str = "model") -> list[str]:
+        """The repo's tag names."""
+        refs = self.call(
+            lambda: self.api.list_repo_refs(repo_id, repo_type=repo_type),
+            repo_id=repo_id,
+            action="list refs",
+        )
+        return [t.name for t in refs.tags]
+
+    def whoami(self) -> str:
+        """The user name the token belongs to (for default push namespaces)."""
+        info = self.call(lambda: self.api.whoami(), repo_id="whoami", action="whoami")
+        name = info.get("name") if isinstance(info, dict) else None
+        if not isinstance(name, str) or not name:
+            raise HubError(
+                "whoami: the Hub returned no user name; pass ", Param("repo_id", "NS/NAME")
+            )
+        return name
+
+
+def _remote_file(f: RepoFile) -> RemoteFile:
+    lfs = getattr(f, "lfs", None)
+    return RemoteFile(
+        path=str(f.path),
+        size=int(f.size or 0),
+        blob_id=getattr(f, "blob_id", None),
+        lfs_sha256=getattr(lfs, "sha256", None) if lfs is not None else None,
+    )

@@ -1,0 +1,348 @@
+"""Is this skill worth installing? The published lift of a skill, per model, for one commit.
+
+A skill card names its published runs (:mod:`upskill_hub.registry.evidence.index`). For the
+commit about to be installed, each model gets the run that measured the closest thing: the
+same commit (``exact``), else an older commit whose skill files are identical (``same_files``:
+only the card changed since, as ``results push --update-skill-card`` itself does), else the
+nearest older commit (``behind``, with how many commits), else a commit outside this one's
+history (``unrelated``). The figures are read from the results dataset's ``summary`` config
+with ``datasets``; when a dataset cannot be read, the digest in the card stands in and a note
+says so. The card is read at the head of the default branch: evidence published after a
+commit still speaks for it.
+
+Used by ``info``, ``pull``, ``update --require-lift``, ``outdated``, ``search --model`` and the
+Space. Looking up evidence never fails an install: Hub failures become notes.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from upskill_hub.datasets_quiet import quiet_datasets
+from upskill_hub.errors import HubError, UsageError
+from upskill_hub.hub.client import Hub
+from upskill_hub.registry.card import CARD_FILE
+from upskill_hub.registry.evidence.index import (
+    MeasuredModel,
+    PublishedRun,
+    models_of,
+    published_runs,
+    runs_from_card_data,
+)
+from upskill_hub.registry.evidence.locked import LockedEvidence
+
+SUMMARY_CONFIG = "summary"
+#: Relations of the measured commit to the one asked about, best first.
+RELATIONS = ("exact", "same_files", "behind", "unrelated")
+
+
+@dataclass(frozen=True)
+class ModelEvidence:
+    """One model's measured lift for a skill, and how the measured commit relates to ours."""
+
+    model: str
+    lift: float | None
+    ci_low: float | None
+    ci_high: float | None
+    cases: int | None
+    runs: int | None
+    mode: str
+    dataset: str
+    split: str
+    commit: str | None  # the skill commit the run measured
+    relation: str | None = None  # see RELATIONS; None when not compared (search listings)
+    behind: int | None = None  # commits between the measured one and ours
+    source: str = "dataset"  # where the figures were read: "dataset" or "card"
+
+    @property
+    def reported_by(self) -> str:
+        """Who published the figures: the results dataset's owner (its namespace). Nobody
+        re-measured them; ``results push`` only checks that the summary follows from the
+        published samples."""
+        return self.dataset.split("/", 1)[0] if "/" in self.dataset else (self.dataset or "?")
+
+    @property
+    def at_this_commit(self) -> bool:
+        """Measured on exactly the files being installed (same commit, or same skill files)."""
+        return self.relation in ("exact", "same_files")
+
+    def to_dict(self) -> dict[str, Any]:
+        data = asdict(self)
+        data["lift_ci95"] = (
+            None if self.ci_low is None or self.ci_high is None else [self.ci_low, self.ci_high]
+        )
+        del data["ci_low"], data["ci_high"]
+        data["at_this_commit"] = self.at_this_commit
+        data["reported_by"] = self.reported_by
+        return data
+
+    def locked(self) -> LockedEvidence:
+        """What the lock records of it."""
+        return LockedEvidence(
+            model=self.model,
+            dataset=self.dataset,
+            split=self.split,
+            commit=self.commit,
+            lift=self.lift,
+            ci_low=self.ci_low,
+            ci_high=self.ci_high,
+            cases=self.cases,
+            runs=self.runs,
+            mode=self.mode,
+        )
+
+
+@dataclass(frozen=True)
+class SkillEvidence:
+    """The published lift of one skill at one commit: a row per model, and notes."""
+
+    repo_id: str
+    skill: str
+    commit: str
+    models: list[ModelEvidence] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def found(self) -> bool:
+        return bool(self.models)
+
+    def for_model(self, model: str) -> ModelEvidence | None:
+        return next((m for m in self.models if m.model == model), None)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "repo_id": self.repo_id,
+            "skill": self.skill,
+            "commit": self.commit,
+            "found": self.found,
+            "models": [m.to_dict() for m in self.models],
+            "notes": list(self.notes),
+        }
+
+
+class EvidenceReader:
+    """Reads cards, histories, listings and dataset splits once per lookup session."""
+
+    def __init__(self, hub: Hub, *, read_datasets: bool = True) -> None:
+        self.hub = hub
+        self.read_datasets = read_datasets
+        self._cards: dict[str, list[PublishedRun]] = {}
+        self._history: dict[tuple[str, str], list[str]] = {}
+        self._listings: dict[tuple[str, str], dict[str, dict[str, str]]] = {}
+        self._rows: dict[tuple[str, str], list[dict[str, Any]]] = {}
+
+    # -- lookups -------------------------------------------------------------------------------
+
+    def evidence(
+        self, repo_id: str, commit: str, *, skill: str = "", subpath: str = ""
+    ) -> SkillEvidence:
+        """The evidence for ``skill`` (at ``subpath`` in the repo) at ``commit``; never raises
+        for the Hub: what could not be read is a note."""
+        notes: list[str] = []
+        try:
+            runs = self._runs(repo_id)
+        except (HubError, UsageError) as exc:
+            return SkillEvidence(repo_id, skill, commit, [], [f"could not read the card: {exc}"])
+        runs = [r for r in runs if _about(r, skill, subpath)]
+        ranked: list[tuple[tuple[int, int, int], PublishedRun, str, int | None]] = []
+        for order, run in enumerate(runs):
+            try:
+                relation, behind = self._relation(repo_id, commit, run.skill_commit, subpath)
+            except (HubError, UsageError) as exc:
+                notes.append(f"could not compare commits: {exc}")
+                relation, behind = "unrelated", None
+            rank = (RELATIONS.index(relation), behind if behind is not None else 1 << 30, -order)
+            ranked.append((rank, run, relation, behind))
+        chosen: dict[str, ModelEvidence] = {}
+        for _, run, relation, behind in sorted(ranked, key=lambda item: item[0]):
+            measured = self._models(run, notes, skip=set(chosen))
+            for m, source in measured:
+                if m.model in chosen:
+                    continue
+                chosen[m.model] = _evidence(run, m, relation, behind, source)
+        return SkillEvidence(repo_id, skill, commit, list(chosen.values()), notes)
+
+    # -- the pieces ----------------------------------------------------------------------------
+
+    def _runs(self, repo_id: str) -> list[PublishedRun]:
+        if repo_id not in self._cards:
+            head = self.hub.head(repo_id)
+            text = ""
+            if head is not None and CARD_FILE in {f.path for f in self._files(repo_id, head)}:
+                path = self.hub.download_file(repo_id, CARD_FILE, head)
+                text = path.read_text("utf-8", errors="replace")
+            self._cards[repo_id] = published_runs(text)
+        return self._cards[repo_id]
+
+    def _files(self, repo_id: str, commit: str) -> list[Any]:
+        return self.hub.list_files(repo_id, commit)
+
+    def _relation(
+        self, repo_id: str, commit: str, measured: str | None, subpath: str
+    ) -> tuple[str, int | None]:
+        if measured is None:
+            return "unrelated", None
+        if measured == commit:
+            return "exact", 0
+        key = (repo_id, commit)
+        if key not in self._history:
+            self._history[key] = self.hub.history(repo_id, commit)
+        history = self._history[key]
+        if measured not in history:
+            return "unrelated", None
+        behind = history.index(measured)
+        same = self._skill_files(repo_id, commit, subpath) == self._skill_files(
+            repo_id, measured, subpath
+        )
+        return ("same_files" if same else "behind"), behind
+
+    def _skill_files(self, repo_id: str, commit: str, subpath: str) -> dict[str, dict[str, str]]:
+        """Per skill folder: path -> content id, at ``commit`` (the card and repo files aside)."""
+        from upskill_hub.registry.fetch import skills_in_listing
+
+        key = (repo_id, commit)
+        if key not in self._listings:
+            try:
+                skills = skills_in_listing(self._files(repo_id, commit))
+            except Exception:  # a listing that holds no valid skill layout compares as itself
+                skills = []
+            self._listings[key] = {
+                s.subpath: {f.path: str(f.lfs_sha256 or f.blob_id or f.size) for f in s.files}
+                for s in skills
+            }
+        listing = self._listings[key]
+        return {subpath: listing.get(subpath, {})}
+
+    def _models(
+        self, run: PublishedRun, notes: list[str], skip: set[str]
+    ) -> list[tuple[MeasuredModel, str]]:
+        """The run's models and where their figures came from (dataset, else card digest)."""
+        digest = list(run.models)
+        if digest and all(m.model in skip for m in digest):
+            return []  # every model it measured already has closer evidence
+        if not self.read_datasets:
+            return [(m, "card") for m in digest]
+        try:
+            rows = self.rows(run.dataset, run.split)
+        except (HubError, UsageError) as exc:
+            if digest:
+                notes.append(f"{exc}; figures from the skill card's digest instead")
+            else:
+                notes.append(str(exc))
+            return [(m, "card") for m in digest]
+        measured = {str(r.get("skill_commit")) for r in rows if r.get("skill_commit")}
+        if run.skill_commit and measured and measured != {run.skill_commit}:
+            notes.append(
+                f"{run.dataset} (split {run.split}) measured commit "
+                f"{', '.join(sorted(c[:7] for c in measured))}, not {run.skill_commit[:7]} as the "
+                "skill card says; ignored"
+            )
+            return []
+        return [(m, "dataset") for m in models_of(rows)]
+
+    def rows(self, dataset: str, split: str) -> list[dict[str, Any]]:
+        """The ``summary`` rows of one split of a results dataset (cached per reader)."""
+        key = (dataset, split)
+        if key not in self._rows:
+            self._rows[key] = load_summary_split(self.hub, dataset, split)
+        return self._rows[key]
+
+
+def load_summary_split(hub: Hub, dataset: str, split: str) -> list[dict[str, Any]]:
+    """``load_dataset(dataset, "summary", split=split)`` as rows; failures are one-line
+    :class:`HubError` s naming the dataset and split."""
+    from datasets import load_dataset
+    from datasets.exceptions import DatasetNotFoundError
+
+    where = f"results dataset {dataset} (split {split})"
+    if os.path.exists(dataset):  # load_dataset would read a local folder of that name
+        raise HubError(f"{where}: names a local path; only Hub datasets are read")
+    try:
+        hub.check_access(dataset, "dataset")  # a hosted visitor's, before the shared cache
+    except HubError as exc:
+        raise HubError(f"{where}: {exc}") from exc
+    try:
+        with quiet_datasets():
+            loaded = load_dataset(dataset, SUMMARY_CONFIG, split=split, token=hub.token)
+    except DatasetNotFoundError as exc:
+        raise HubError(f"{where}: not found on {hub.endpoint}") from exc
+    except (ValueError, KeyError) as exc:
+        first = (str(exc).splitlines() or [""])[0][:160]
+        raise HubError(f"{where}: cannot be read ({first})") from exc
+    except Exception as exc:
+        mapped = hub.map_error(exc, repo_id=dataset, action="load the summary")
+        if mapped is None:
+            raise HubError(f"{where}: cannot be read ({type(exc).__name__})") from exc
+        raise HubError(f"{where}: {mapped}") from exc
+    return [dict(r) for r in loaded.to_list()]
+
+
+def _about(run: PublishedRun, skill: str, subpath: str) -> bool:
+    """Whether ``run`` measured this skill: a run names its skill; a root skill (no subpath)
+    is the repo's only one, so its runs all count."""
+    return not subpath or not run.skill or run.skill == skill
+
+
+def _evidence(
+    run: PublishedRun, m: MeasuredModel, relation: str | None, behind: int | None, source: str
+) -> ModelEvidence:
+    return ModelEvidence(
+        model=m.model,
+        lift=m.lift,
+        ci_low=m.ci_low,
+        ci_high=m.ci_high,
+        cases=m.cases,
+        runs=m.runs,
+        mode=run.mode,
+        dataset=run.dataset,
+        split=run.split,
+        commit=run.skill_commit,
+        relation=relation,
+        behind=behind,
+        source=source,
+    )
+
+
+def skill_evidence(
+    repo_id: str,
+    commit: str,
+    *,
+    skill: str = "",
+    subpath: str = "",
+    hub: Hub | None = None,
+    reader: EvidenceReader | None = None,
+) -> SkillEvidence:
+    """The published lift of ``skill`` in ``repo_id`` for ``commit`` (see the module doc)."""
+    reader = reader or EvidenceReader(hub or Hub())
+    return reader.evidence(repo_id, commit, skill=skill, subpath=subpath)
+
+
+# -- search ------------------------------------------------------------------------------------
+
+
+def listed_evidence(repo_id: str, card_data: Any) -> list[ModelEvidence]:
+    """Per model, the newest published run in a listing's card data (figures from the card's
+    digest; the commit it measured is named, not compared: a listing has no commit)."""
+    chosen: dict[str, ModelEvidence] = {}
+    for run in reversed(runs_from_card_data(card_data)):
+        for m in run.models:
+            if m.model not in chosen:
+                chosen[m.model] = _evidence(run, m, None, None, "card")
+    return list(chosen.values())
+
+
+def rank_by_lift(
+    items: Sequence[tuple[Any, list[ModelEvidence]]], model: str
+) -> list[tuple[Any, ModelEvidence | None]]:
+    """``items`` (anything, with its evidence) ranked by measured lift on ``model``: highest
+    lift first (ties: higher lower bound), then those without a figure for it, in their order."""
+    measured = [
+        (item, e) for item, ev in items for e in ev if e.model == model and e.lift is not None
+    ]
+    measured.sort(key=lambda pair: (-(pair[1].lift or 0.0), -(pair[1].ci_low or -2.0)))
+    ids = {id(item) for item, _ in measured}
+    rest: list[tuple[Any, ModelEvidence | None]] = [(i, None) for i, _ in items if id(i) not in ids]
+    return [*measured, *rest]

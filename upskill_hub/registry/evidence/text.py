@@ -1,0 +1,79 @@
+"""How published lift reads in the terminal and the Space: ``+33 pts [+5, +56]``.
+
+:func:`lift_text` is the one formatter of a lift with its interval for the evidence surfaces
+(``info``, ``pull``, ``search``, ``outdated``, ``update``, the Space); the rest builds the
+per-model lines around it. A figure is what its publisher reported (:func:`where_text` names the
+results dataset's owner), never called "measured": nobody re-ran it. Plain text: callers escape
+it for their medium.
+"""
+
+from __future__ import annotations
+
+from upskill_hub import formatting
+from upskill_hub.registry.evidence.read import ModelEvidence, SkillEvidence
+
+NO_RESULTS = (
+    "no published results for this skill (publish a run with "
+    "`upskill-hub results push RUN --repo NS/RESULTS --update-skill-card`)"
+)
+
+
+def lift_text(lift: float | None, low: float | None = None, high: float | None = None) -> str:
+    """``+33 pts [+5, +56]`` (lift and bounds are fractions); ``+33 pts`` without bounds."""
+    if lift is None:
+        return "no lift"
+    return formatting.lift(lift, (low, high) if low is not None and high is not None else None)
+
+
+def n_text(cases: int | None, runs: int | None) -> str:
+    """``3 cases × 2 runs`` (``?`` for an unknown count)."""
+    c = "?" if cases is None else str(cases)
+    r = "?" if runs is None else str(runs)
+    return f"{c} case{'' if cases == 1 else 's'} × {r} run{'' if runs == 1 else 's'}"
+
+
+#: The heading above the per-model lines (CLI and Space).
+HEADING = "published lift (as reported by its publisher; not re-measured):"
+
+
+def where_text(e: ModelEvidence) -> str:
+    """Who reported the figure, and for which commit against the one asked about."""
+    short = (e.commit or "?")[:7]
+    who = f"reported by {e.reported_by} for"
+    if e.relation == "exact":
+        return f"{who} this commit ({short})"
+    if e.relation == "same_files":
+        behind = _commits(e.behind)
+        return f"{who} {short}, {behind} behind with the same skill files"
+    if e.relation == "behind":
+        return f"{who} {short}, {_commits(e.behind)} behind"
+    if e.relation == "unrelated":
+        return f"{who} {short}, not in this commit's history"
+    return f"{who} {short}"
+
+
+def _commits(n: int | None) -> str:
+    return "? commits" if n is None else f"{n} commit{'' if n == 1 else 's'}"
+
+
+def model_line(e: ModelEvidence) -> str:
+    """``MODEL  +33 pts [+5, +56] · 3 cases × 2 runs · inline · measured at …``."""
+    parts = [
+        lift_text(e.lift, e.ci_low, e.ci_high),
+        n_text(e.cases, e.runs),
+        e.mode,
+        where_text(e),
+    ]
+    source = f"{e.dataset}:{e.split}" + (" (skill card digest)" if e.source == "card" else "")
+    return f"{e.model}  " + " · ".join(parts) + f" · {source}"
+
+
+def evidence_lines(evidence: SkillEvidence | None) -> list[str]:
+    """Lines for one skill: a line per model, notes, or that nothing is published."""
+    if evidence is None:
+        return []
+    lines = [model_line(m) for m in evidence.models]
+    if not lines:
+        lines.append(NO_RESULTS)
+    lines += [f"note: {n}" for n in evidence.notes]
+    return lines
