@@ -80,7 +80,7 @@ class InvalidTestFile(UpskillHubError):
 
 
 class UnsafeSkill(UpskillHubError):
-    """The security scan refused a skill (see ``registry.scan``)."""
+    """The security scan refused a skill (see :mod:`upskill_hub.registry.trust.scan`)."""
 
 
 class SignatureError(UpskillHubError):

@@ -33,12 +33,12 @@ once (they were not finished, so nothing is lost; a resume runs them); every fin
 kept, summary.json is written, and the result says ``cancelled``.
 
 This module ties the pieces together (:func:`run_eval`, and :func:`evaluate` for threads without
-an event loop); the pieces live in ``config`` (:class:`EvalConfig`), ``results``
-(:class:`Progress`, :class:`EvalResult`), ``run_plan`` (:class:`RunPlan`, :class:`RunHooks`:
-what a run is given besides its config), ``provider_pool`` (one provider per model),
-``schedule`` (sample keys and their order), ``session`` (workers, retries, grading, recording),
-``resume`` (continuing a run folder) and ``run_info`` (run.json, summary.json, the reproduce
-command).
+an event loop); the pieces live in :mod:`.config` (:class:`EvalConfig`), :mod:`.eval_result`
+(:class:`Progress`, :class:`EvalResult`), :mod:`.run.plan` (:class:`RunPlan`, :class:`RunHooks`:
+what a run is given besides its config), :mod:`.provider_pool` (one provider per model),
+:mod:`.run.order` (sample keys and their order), :mod:`.session` (workers, retries, grading,
+recording), :mod:`.run.resume` (continuing a run folder) and :mod:`.run.info` (run.json,
+summary.json, the reproduce command).
 """
 
 from __future__ import annotations

@@ -4,7 +4,7 @@
 and ``HF_HUB_DISABLE_XET=1`` before importing them). It is NOT a Hub replacement: one process,
 one data directory, a fixed local user, no web pages, discussions, Spaces runtime or Xet. Its
 Jobs API (``run_job`` and friends) runs each Job's command as a local subprocess, not in a
-container (:mod:`.jobs_runner`).
+container (:mod:`.job_processes`).
 
 Public API: :func:`create_app`, :func:`serve`, :func:`running_server`. Heavy imports (starlette,
 uvicorn) happen on first use of these names, so importing this package is cheap.

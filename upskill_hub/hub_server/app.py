@@ -24,7 +24,7 @@ from upskill_hub.hub_server.call import Call, Handler, error_response
 from upskill_hub.hub_server.storage import REPO_TYPES, HubStore, RepoRef, RepoType
 
 _TYPE_BY_PLURAL: dict[str, RepoType] = {f"{t}s": t for t in REPO_TYPES}
-#: Who owns the Jobs of the local user (the offline stand-in's Jobs API: see jobs_runner).
+#: Who owns the Jobs of the local user (the offline stand-in's Jobs API: see job_processes).
 _JOBS_OWNER = {"id": "local-user-id", "name": "local-user", "type": "user"}
 
 

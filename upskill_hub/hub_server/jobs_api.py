@@ -5,7 +5,7 @@
 ``.../logs`` (``fetch_job_logs``: server-sent events ``data: {"timestamp", "data"}``, replayed
 from the start, then followed until the Job ends), ``.../cancel``; ``/api/scheduled-jobs/{ns}``
 (create, list), ``.../{id}`` (inspect, delete), ``.../suspend``, ``.../resume``, ``.../run``.
-The engine behind them is :mod:`.jobs_runner` (local subprocesses; see its docstring for what
+The engine behind them is :mod:`.job_processes` (local subprocesses; see its docstring for what
 this stand-in is not). The routes answer only when the server runs with ``--jobs`` (which needs
 ``--token``); every route needs that token (checked before any body is read, by the app), and
 acts only in the token holder's namespaces (the local user and its org): another namespace's

@@ -17,6 +17,6 @@ Modules, each importable without gradio:
 - :mod:`.browse`: the "Browse skills" tab (search, a skill's page);
 - :mod:`.card_html`: a skill card rendered with an allowlist (no raw HTML, forms, frames or
   images loaded without a click);
-- :mod:`.results`: "Push results to the Hub" for a finished run;
+- :mod:`.push_results`: "Push results to the Hub" for a finished run;
 - :mod:`.deploy`: ``upskill-hub space deploy`` (the Space repo's files, pinned requirements).
 """

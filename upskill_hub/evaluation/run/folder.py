@@ -30,7 +30,7 @@ Layout (``FORMAT_VERSION`` 1)::
 
 All times are UTC ISO 8601 (``2026-11-22T01:30:45Z``). Every file but samples.jsonl is written
 atomically (temp file + rename); samples.jsonl is append-only between resume compactions, which
-rewrite it atomically, and only when a line must go (``sample_stream.resume_records``).
+rewrite it atomically, and only when a line must go (:func:`.samples.resume_records`).
 """
 
 from __future__ import annotations
@@ -104,7 +104,7 @@ def _read_json(path: Path) -> Any:
 
 def read_samples(path: Path) -> list[Sample]:
     """The samples of a samples.jsonl file in file order ([] when it does not exist), read line
-    by line (``sample_stream.iter_samples`` streams them without the list)."""
+    by line (:func:`.samples.iter_samples` streams them without the list)."""
     from upskill_hub.evaluation.run.samples import iter_samples
 
     return list(iter_samples(Path(path)))

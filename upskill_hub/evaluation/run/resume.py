@@ -203,8 +203,8 @@ def resume_paired(path: Path, wanted: Container[SampleKey], arms: Sequence[str])
     (model, case, run) or neither: a sample whose other arm is missing or errored is dropped too,
     so the resume runs the two together again. A shock shared by every request of a minute (a
     provider degrading) then hits both arms of that case and run and cancels in their difference;
-    pairing an old sample with a new one would let it through (issue 22: coverage 87-88% with a
-    per-run, per-arm shock)."""
+    pairing an old sample with a new one would let it through (coverage 87-88% with a per-run,
+    per-arm shock)."""
     scan = resume_records(path, wanted)
     if len(arms) < 2:
         return scan

@@ -3,9 +3,9 @@
 The unit of evidence is the **test case**, not the sample: runs of one case are correlated (a
 case the model cannot do fails in every run), so counting case x run samples as independent
 makes intervals too narrow (Miller 2024, "Adding Error Bars to Evals"; reference.md section 10).
-``STATS_VERSION`` (in summary.json): 3 since prompt rejections are missing samples (no longer
-fails), samples on which no check ran are not graded, and errors enter the verdict through
-worst-case bounds; 2 used the paired t interval with an error-count rule; version 1 runs used
+``STATS_VERSION`` (in summary.json) is 3: prompt rejections are missing samples (not fails),
+samples on which no check ran are not graded, and errors enter the verdict through worst-case
+bounds; version 2 runs used the paired t interval with an error-count rule, version 1 runs
 Newcombe's interval over samples.
 
 * **Lift** (:func:`lift_interval`): for each case graded in both arms,
@@ -18,7 +18,7 @@ Newcombe's interval over samples.
   Missing samples are treated as missing there. With 3 or more runs summary.json also holds a
   two-way clustered standard error (case; run x arm) as a diagnostic.
   ``benchmarks/lift_coverage.py`` measures its coverage, false verdicts and power under a dozen
-  populations, beside the previous rule and the old sample-level Newcombe interval.
+  populations, beside version 2's rule and version 1's sample-level Newcombe interval.
 * **Missing samples** are errors left after retries, prompt rejections and samples never run
   (each arm of a case is counted against the larger of the two arms' sample counts).
   A **prompt rejection** is decided only from a structured, final signal of the API (HTTP

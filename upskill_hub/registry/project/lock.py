@@ -3,7 +3,7 @@
 JSON with sorted keys, 2-space indent, a trailing newline and no timestamps, so rewriting an
 unchanged lock gives identical bytes. ``targets`` are the installed skill folders: relative to
 the project root, or ``~/...`` / absolute for ``--global`` installs. ``evidence`` (optional)
-is the published lift the skill was installed on (:mod:`.lock_evidence`).
+is the published lift the skill was installed on (:mod:`~upskill_hub.registry.evidence.locked`).
 """
 
 from __future__ import annotations

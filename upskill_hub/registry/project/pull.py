@@ -1,9 +1,9 @@
 """Install skills from the Hub into a project and keep them in step with ``upskill-hub.lock``.
 
-``pull`` fetches (scan + validation happen in :mod:`registry.fetch`, before the project is
+``pull`` fetches (scan + validation happen in :mod:`~upskill_hub.registry.fetch`, before the project is
 touched), installs atomically and records the commit. ``install`` restores the locked commits.
-``update`` (to the current commit of each ref) is in :mod:`.lock_update`; reading the project's
-state (``list``, ``verify``, ``outdated``) and ``remove`` are in :mod:`.project`.
+``update`` (to the current commit of each ref) is in :mod:`.update`; reading the project's
+state (``list``, ``verify``, ``outdated``) and ``remove`` are in :mod:`.state`.
 
 ``install --frozen`` fails (LockError, nothing written) whenever the lock would change:
 the lock file is missing; a skill asked for on the command line is not in it (or is locked at
@@ -122,7 +122,7 @@ def pull(
     """Fetch ``ns/name[@rev]`` (the named skills, or all), install them and lock the commit.
 
     ``trust`` checks signatures on the staged download before anything is installed
-    (:mod:`.signing`); the signer is recorded in the lock.
+    (:mod:`~upskill_hub.registry.trust.signing`); the signer is recorded in the lock.
     """
     root = project_root_for(project_root)
     with locked_project(root):

@@ -17,7 +17,7 @@ version older than the locked one unless ``allow_downgrade``; a signature withou
 downgrade once the lock recorded a bound version.
 
 Keys are elliptic-curve keys in PEM (P-256/384/521, what model-signing accepts); keys and CAs
-are read in :mod:`.signing_keys`. ``model_signing`` (the ``sign`` extra) is imported only when a
+are read in :mod:`.keys`. ``model_signing`` (the ``sign`` extra) is imported only when a
 signature is made or checked. Sigstore keyless signing (it needs the network) is not offered.
 """
 
