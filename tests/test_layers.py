@@ -13,20 +13,49 @@ import pytest
 PACKAGE = Path(__file__).resolve().parents[1] / "upskill_hub"
 MODULE_NAME = re.compile(r"upskill_hub(\.[A-Za-z_][A-Za-z0-9_]*)+")
 
-#: Which subpackages a subpackage must not import (docs/architecture.md). ``skill`` knows
-#: nothing of the rest; ``registry`` and ``evaluation`` do not import each other (a Hub repo id
-#: given to ``eval`` is turned into a folder at the CLI/library entry) nor ``publish``, which
-#: reads what they wrote; only the CLI's ``hub serve`` uses ``hub_server``; the CLI and the
-#: Space's support code are front ends nothing in the library imports.
+#: The library's packages, and the front ends that use it (docs/architecture.md, "Layers").
+LIBRARY = {"skill", "hub", "registry", "evaluation", "publish", "generate", "jobs"}
 FRONT_ENDS = {"cli", "space_support", "hub_server"}
+PACKAGES = LIBRARY | FRONT_ENDS
+
+#: Which packages a package must not import. ``skill`` knows nothing of the rest; ``hub`` (the
+#: Hub client) only the top-level modules; ``registry`` and ``evaluation`` do not import each
+#: other (a Hub repo id given to ``eval`` is turned into a folder at the CLI/library entry) nor
+#: ``publish``, which reads what they wrote; ``generate`` writes skill folders and measures them,
+#: never talking to the Hub; ``jobs`` runs the ordinary runner on Hugging Face Jobs and publishes
+#: nothing; ``hub_server`` stands in for the Hub, so it shares no code with the client side it
+#: serves; the front ends (CLI, the Space's support code, the server) are imported by no library
+#: package, and nothing but ``__main__`` imports the CLI.
 FORBIDDEN: dict[str, set[str]] = {
-    "skill": {"hub", "registry", "evaluation", "publish", "generate"} | FRONT_ENDS,
-    "registry": {"evaluation", "publish", "generate"} | FRONT_ENDS,
-    "evaluation": {"hub", "registry", "publish", "generate"} | FRONT_ENDS,
-    "publish": {"generate"} | FRONT_ENDS,
-    "generate": FRONT_ENDS,
+    "skill": PACKAGES - {"skill"},
+    "hub": PACKAGES - {"hub"},
+    "registry": {"evaluation", "publish", "generate", "jobs"} | FRONT_ENDS,
+    "evaluation": {"hub", "registry", "publish", "generate", "jobs"} | FRONT_ENDS,
+    "publish": {"generate", "jobs"} | FRONT_ENDS,
+    "generate": {"hub", "registry", "publish", "jobs"} | FRONT_ENDS,
+    "jobs": {"registry", "publish", "generate"} | FRONT_ENDS,
+    "hub_server": PACKAGES - {"hub_server"},
     "space_support": {"cli", "hub_server"},
+    "cli": set(),
 }
+#: The top-level modules (``errors``, ``atomic_io``, ``backoff``, ``secrets``, ...) are the base
+#: every package may import: they import no package. The front door (``upskill_hub/__init__.py``)
+#: exports the library lazily, not its front ends; ``__main__`` only starts the CLI.
+BASE_FORBIDDEN = PACKAGES
+ENTRY_POINTS: dict[str, set[str]] = {
+    "upskill_hub": FRONT_ENDS | {"jobs"},
+    "upskill_hub.__main__": PACKAGES - {"cli"},
+}
+
+
+def banned_for(name: str) -> set[str]:
+    """The packages the module ``name`` must not import."""
+    if name in ENTRY_POINTS:
+        return ENTRY_POINTS[name]
+    layer = name.split(".")[1]
+    if layer in FORBIDDEN:
+        return FORBIDDEN[layer]
+    return BASE_FORBIDDEN if (PACKAGE / f"{layer}.py").is_file() else PACKAGES
 
 
 def module_name(path: Path) -> str:
@@ -59,8 +88,7 @@ def imported_modules(source: str, name: str, is_package: bool) -> list[tuple[int
 
 
 def violations(source: str, name: str, is_package: bool = False) -> list[str]:
-    layer = name.split(".")[1] if name.count(".") else ""
-    banned = FORBIDDEN.get(layer, set())
+    banned = banned_for(name)
     crossings: dict[int, str] = {}  # one line a crossing (``from a import b`` names a and a.b)
     for line, mod in imported_modules(source, name, is_package):
         if mod.split(".")[1] in banned:
@@ -98,10 +126,28 @@ def test_every_module_keeps_to_its_layer() -> None:
             "    from upskill_hub.hub.client import Hub\n",
             "upskill_hub.evaluation.x",
         ),
+        ("from upskill_hub.space_support.deploy import x\n", "upskill_hub.jobs.submit"),
+        ("from upskill_hub.jobs.cost import FLAVORS\n", "upskill_hub.hub_server.jobs_api"),
+        ("from upskill_hub.hub.client import Hub\n", "upskill_hub.hub_server.app"),
+        ("from upskill_hub.registry.fetch import x\n", "upskill_hub.hub.client"),
+        ("from upskill_hub.cli.output import x\n", "upskill_hub.space_support.live"),
+        ("from upskill_hub.skill import load_skill\n", "upskill_hub.errors"),
+        ("from upskill_hub.cli.main import app\n", "upskill_hub"),
     ],
 )
 def test_a_crossing_is_caught(source: str, name: str) -> None:
     assert violations(source, name)
+
+
+def test_every_package_has_a_rule() -> None:
+    packages = {p.parent.name for p in PACKAGE.glob("*/__init__.py")}
+    assert packages == set(FORBIDDEN) == PACKAGES
+
+
+def test_nothing_but_main_imports_the_cli() -> None:
+    assert all("cli" in banned for layer, banned in FORBIDDEN.items() if layer != "cli")
+    assert "cli" in BASE_FORBIDDEN and "cli" in ENTRY_POINTS["upskill_hub"]
+    assert "cli" not in ENTRY_POINTS["upskill_hub.__main__"]
 
 
 def test_allowed_imports_pass() -> None:
@@ -111,3 +157,7 @@ def test_allowed_imports_pass() -> None:
     )
     assert violations(source, "upskill_hub.registry.evidence.read") == []
     assert violations("from . import hub\n", "upskill_hub.registry", is_package=True) == []
+    shared = "from upskill_hub.jobs_flavors import FLAVORS\nfrom upskill_hub.errors import X\n"
+    assert violations(shared, "upskill_hub.hub_server.jobs_api") == []
+    assert violations("from upskill_hub.evaluation import x\n", "upskill_hub.jobs.shard") == []
+    assert violations("from upskill_hub.cli.main import app\n", "upskill_hub.__main__") == []

@@ -12,8 +12,9 @@ from tests.space.conftest import SENTINEL_KEY, SkillRepo
 from upskill_hub import __version__
 from upskill_hub.errors import UpskillHubError
 from upskill_hub.secrets import Redactor
+from upskill_hub.source_wheel import build_wheel
 from upskill_hub.space_support import browse
-from upskill_hub.space_support.deploy import build_wheel, deploy_space, requirements_text
+from upskill_hub.space_support.deploy import deploy_space, requirements_text
 from upskill_hub.space_support.push_results import check_no_secrets
 
 REPO_ROOT = Path(__file__).resolve().parents[2]

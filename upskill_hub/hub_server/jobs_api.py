@@ -63,7 +63,7 @@ def _body(call: Call) -> dict[str, Any]:
 
 
 def hardware(call: Call) -> Response:
-    from upskill_hub.jobs.cost import FLAVORS
+    from upskill_hub.jobs_flavors import FLAVORS
 
     call.require_write()
     rows = []

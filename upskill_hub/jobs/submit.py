@@ -208,7 +208,7 @@ def publish_run(plan: JobsPlan, run_dir: Path, skill: Skill, api: HfApi | None =
     if plan.install == "wheel":
         import tempfile
 
-        from upskill_hub.space_support.deploy import build_wheel, source_root
+        from upskill_hub.source_wheel import build_wheel, source_root
 
         with tempfile.TemporaryDirectory(prefix="upskill-hub-wheel-") as tmp:
             wheel = build_wheel(source_root(), Path(tmp))

@@ -254,7 +254,8 @@ def _hub(repo: str, split: str | None, *, evals_only: bool) -> RunResults | Trig
 
 def trigger_summary_of(rows: list[dict[str, Any]], source: str, split: str) -> dict[str, Any]:
     """A published ``triggers`` split as ``trigger_summary.json``'s shape, every rate
-    recomputed from the per-query counts (:func:`~upskill_hub.evaluation.triggers.rates.stats_from_counts`)."""
+    recomputed from the per-query counts
+    (:func:`~upskill_hub.evaluation.triggers.rates.stats_from_counts`)."""
     from upskill_hub.evaluation.triggers.queries import TriggerQuery
     from upskill_hub.evaluation.triggers.rates import stats_from_counts
 

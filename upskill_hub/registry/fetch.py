@@ -264,7 +264,8 @@ def listing_findings(skill: RemoteSkill, limits: ScanLimits) -> list[ScanFinding
 
 
 def enforce_findings(findings: Sequence[ScanFinding], allow_unsafe: bool, where: str) -> list[str]:
-    """:func:`~upskill_hub.registry.trust.scan.enforce` with every error kept on the raised error for printing."""
+    """:func:`~upskill_hub.registry.trust.scan.enforce` with every error kept on the raised
+    error for printing."""
     try:
         return enforce(findings, allow_unsafe)
     except UnsafeSkill as exc:

@@ -114,9 +114,10 @@ def push_skills(
 ) -> PushResult:
     """Validate, scan and upload the skill(s) at ``path``; tag the commit when ``tag`` is given.
 
-    ``sign`` (a PEM EC private key, or a :class:`~upskill_hub.registry.trust.signing.SigningKey` with its certificate)
-    signs each skill's staged files into ``skill.oms.sig`` (:mod:`~upskill_hub.registry.trust.signing`). Raises
-    ValidationRefused / ScanRefused / SignatureError before any request is made.
+    ``sign`` (a PEM EC private key, or a
+    :class:`~upskill_hub.registry.trust.signing.SigningKey` with its certificate) signs each
+    skill's staged files into ``skill.oms.sig`` (:mod:`~upskill_hub.registry.trust.signing`).
+    Raises ValidationRefused / ScanRefused / SignatureError before any request is made.
     """
     if tag and create_pr:
         raise UsageError(

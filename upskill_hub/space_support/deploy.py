@@ -6,7 +6,7 @@ folder, the bundled ``skills/``, a wheel of the upskill-hub source doing the dep
 same commit.
 
 **The wheel.** A version number on PyPI may not exist (or may not be this code), so the deploy
-builds a wheel of the current source checkout (``python -m pip wheel ROOT --no-deps``), uploads
+builds a wheel of the current source checkout (:mod:`upskill_hub.source_wheel`), uploads
 it as ``wheels/upskill_hub-<version>-py3-none-any.whl`` and writes ``requirements.txt`` as
 ``./wheels/upskill_hub-<version>-py3-none-any.whl[space]``: a relative wheel path with an extra,
 which pip resolves from the directory it runs in (the Space repo's root). Run from an installed
@@ -16,8 +16,6 @@ package (no ``pyproject.toml`` beside it), there is no source to build: the requ
 
 from __future__ import annotations
 
-import subprocess
-import sys
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -26,11 +24,11 @@ from upskill_hub import __version__
 from upskill_hub.errors import Param, UsageError
 from upskill_hub.hub.client import Hub, parse_spec
 from upskill_hub.skill import list_files
+from upskill_hub.source_wheel import build_wheel, source_root
 
 APP_FILES = ("app.py", "README.md")
 REQUIREMENTS = "requirements.txt"
 WHEELS_DIR = "wheels"
-WHEEL_BUILD_TIMEOUT_S = 600
 
 
 def requirements_text(wheel_name: str | None = None, version: str = __version__) -> str:
@@ -41,11 +39,6 @@ def requirements_text(wheel_name: str | None = None, version: str = __version__)
     return f"upskill-hub[space]=={version}\n"
 
 
-def source_root() -> Path:
-    """The source checkout this package runs from (holds ``pyproject.toml`` when it is one)."""
-    return Path(__file__).resolve().parents[2]
-
-
 def default_app_dir() -> Path:
     """``space/`` of the source checkout this package runs from."""
     return source_root() / "space"
@@ -53,28 +46,6 @@ def default_app_dir() -> Path:
 
 def default_skills_dir() -> Path:
     return source_root() / "skills"
-
-
-def build_wheel(root: Path, out_dir: Path) -> Path:
-    """Build the upskill-hub wheel of the checkout ``root`` into ``out_dir`` with pip."""
-    if not (root / "pyproject.toml").is_file():
-        raise UsageError(f"{root}: no pyproject.toml; not an upskill-hub source checkout")
-    command = [sys.executable, "-m", "pip", "wheel", str(root), "--no-deps", "-q"]
-    command += ["--disable-pip-version-check", "-w", str(out_dir)]
-    try:
-        proc = subprocess.run(
-            command, capture_output=True, text=True, timeout=WHEEL_BUILD_TIMEOUT_S, check=False
-        )
-    except (OSError, subprocess.TimeoutExpired) as exc:
-        raise UsageError(f"{root}: cannot build the upskill-hub wheel ({exc})") from exc
-    if proc.returncode != 0:
-        lines = [line for line in proc.stderr.splitlines() if line.strip()]
-        last = lines[-1].strip() if lines else f"pip exited with {proc.returncode}"
-        raise UsageError(f"{root}: cannot build the upskill-hub wheel ({last})")
-    wheels = sorted(out_dir.glob("upskill_hub-*.whl"))
-    if len(wheels) != 1:
-        raise UsageError(f"{root}: pip wheel made {len(wheels)} upskill-hub wheels, not one")
-    return wheels[0]
 
 
 @dataclass(frozen=True)

@@ -1,7 +1,8 @@
 """Install skills from the Hub into a project and keep them in step with ``upskill-hub.lock``.
 
-``pull`` fetches (scan + validation happen in :mod:`~upskill_hub.registry.fetch`, before the project is
-touched), installs atomically and records the commit. ``install`` restores the locked commits.
+``pull`` fetches (scan + validation happen in :mod:`~upskill_hub.registry.fetch`, before the
+project is touched), installs atomically and records the commit. ``install`` restores the locked
+commits.
 ``update`` (to the current commit of each ref) is in :mod:`.update`; reading the project's
 state (``list``, ``verify``, ``outdated``) and ``remove`` are in :mod:`.state`.
 

@@ -1,6 +1,6 @@
 """``update``: move locked skills to the current commit of their ref, refusing a move whose
-published lift fails :mod:`~upskill_hub.registry.evidence.gate` when ``require_lift`` is given. Fetching, installing and
-the report it returns are :mod:`.pull`'s."""
+published lift fails :mod:`~upskill_hub.registry.evidence.gate` when ``require_lift`` is given.
+Fetching, installing and the report it returns are :mod:`.pull`'s."""
 
 from __future__ import annotations
 
@@ -41,8 +41,8 @@ def update(
     Edited skills are never touched without ``force``: a named one is an error, and with no
     names they are reported as skipped. With ``require_lift`` a skill moves only when the new
     commit's published lift (on ``model``, else every model the lock recorded) passes
-    :mod:`~upskill_hub.registry.evidence.gate`; the others are skipped with the reason. Locked folders outside the
-    project (user folders) are refused (LockError) unless ``global_``.
+    :mod:`~upskill_hub.registry.evidence.gate`; the others are skipped with the reason. Locked
+    folders outside the project (user folders) are refused (LockError) unless ``global_``.
     """
     if model and not require_lift:
         raise UsageError(Param("model"), " applies only with ", Param("require_lift"))
