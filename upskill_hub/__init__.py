@@ -4,9 +4,38 @@ The library is usable without the CLI::
 
     from upskill_hub import load_skill, validate_skill, evaluate, EvalConfig, pull, push_skills
 
-Every name loads on first use, so ``import upskill_hub`` stays cheap. Packages:
-:mod:`upskill_hub.skill`, :mod:`upskill_hub.registry`, :mod:`upskill_hub.evaluation`,
-:mod:`upskill_hub.publish`, :mod:`upskill_hub.generate`.
+Every name loads on first use, so ``import upskill_hub`` stays cheap. docs/architecture.md is
+the map: the layers below, what each may import, and where new code goes.
+
+The library's packages:
+
+- :mod:`.skill`: a skill folder loaded, checked against the agentskills.io spec, written back;
+- :mod:`.hub`: the Hub client, through which every call to the Hugging Face Hub goes;
+- :mod:`.registry`: skills on the Hub: push, fetch, pull, the lock, the scan and signatures;
+- :mod:`.evaluation`: a skill's lift measured: providers, runner, assertions, statistics;
+- :mod:`.publish`: run folders as results datasets, and the skill card's results section;
+- :mod:`.generate`: a teacher model writes a skill and its tests, students measure it;
+- :mod:`.jobs`: eval grids run on Hugging Face Jobs.
+
+Its front ends, which nothing in the library imports:
+
+- :mod:`.cli`: the ``upskill-hub`` command;
+- :mod:`.space_support`: what the Gradio Space does, as plain library code;
+- :mod:`.hub_server`: a local Hub-compatible server for offline work, CI and tests.
+
+Modules every package may import (they import no package):
+
+- :mod:`.errors`: the typed errors, and :class:`~.errors.Param` for a parameter a message names;
+- :mod:`.atomic_io`: atomic file writes (temp file + rename);
+- :mod:`.backoff`: how long to wait before retrying a transient failure;
+- :mod:`.secrets`: secrets kept out of logs, run folders, datasets, cards and pages;
+- :mod:`.formatting`: how rates, lifts and their intervals are written;
+- :mod:`.json_input`: JSON handed in by users or other people's repositories, parsed;
+- :mod:`.datasets_quiet`: ``datasets``' progress bars and info logs silenced;
+- :mod:`.jobs_flavors`: the Jobs hardware flavors and their list prices;
+- :mod:`.source_wheel`: a wheel of the source checkout this package runs from;
+- :mod:`._lazy`: lazy package exports;
+- :mod:`.__main__`: ``python -m upskill_hub``, the CLI.
 """
 
 from __future__ import annotations

@@ -14,7 +14,7 @@ from upskill_hub.cli.output import OutputFormat, console, print_json, safe
 if TYPE_CHECKING:
     from upskill_hub.registry.trust.signing import SigningKey, TrustPolicy
 
-TRUSTED_KEYS_ENV = "UPSKILL_HUB_TRUSTED_KEYS"  # registry.signing.TRUSTED_KEYS_ENV, for help text
+TRUSTED_KEYS_ENV = "UPSKILL_HUB_TRUSTED_KEYS"  # trust.signing.TRUSTED_KEYS_ENV, for help text
 
 REQUIRE_SIGNATURE_OPTION = typer.Option(
     False,

@@ -1,4 +1,25 @@
-"""Measure a skill: providers -> runner -> assertions -> statistics. Exports load lazily."""
+"""Measure a skill: providers -> runner -> assertions -> statistics. Exports load lazily.
+
+- :mod:`.config`: what an eval is given (:class:`~.config.EvalConfig`);
+- :mod:`.types`: the nouns that flow through an eval (samples, completions, parameters);
+- :mod:`.runner`: running an eval (``evaluate``, ``run_eval``), every sample saved as it finishes;
+- :mod:`.session`: the workers of one eval: requests, retries, grading, recording;
+- :mod:`.model_queue`: one model's keys still to run and those waiting out a retry delay;
+- :mod:`.provider_pool`: one provider per model of a run;
+- :mod:`.retry`: model calls with retries, written once;
+- :mod:`.prompts`: the exact messages each arm sends;
+- :mod:`.judges`: where a ``judge`` assertion's model runs and with which key;
+- :mod:`.fenced`: fenced code blocks in a model's answer;
+- :mod:`.eval_result`: what an eval reports (:class:`~.eval_result.Progress`,
+  :class:`~.eval_result.EvalResult`);
+- :mod:`.providers`: one class per model API, and the model-string resolver;
+- :mod:`.assertions`: one class per assertion kind;
+- :mod:`.agent`: agent mode (the ``Skill`` and ``Read`` tools, the tool loop);
+- :mod:`.run`: the run folder and what a run keeps while it runs;
+- :mod:`.stats`: pass rates, lift, intervals and the verdict;
+- :mod:`.triggers`: trigger evals (does a model load the skill when it should?);
+- :mod:`.report`: terminal tables and the lift chart.
+"""
 
 from __future__ import annotations
 

@@ -4,10 +4,24 @@
 and ``HF_HUB_DISABLE_XET=1`` before importing them). It is NOT a Hub replacement: one process,
 one data directory, a fixed local user, no web pages, discussions, Spaces runtime or Xet. Its
 Jobs API (``run_job`` and friends) runs each Job's command as a local subprocess, not in a
-container (:mod:`.job_processes`).
+container (:mod:`.job_processes`). It shares no code with the client side it serves.
 
 Public API: :func:`create_app`, :func:`serve`, :func:`running_server`. Heavy imports (starlette,
 uvicorn) happen on first use of these names, so importing this package is cheap.
+
+- :mod:`.app`: the Starlette app, routing Hub API paths (raw, still encoded) to handlers;
+- :mod:`.launch`: running the server, blocking (``serve``) or in a background thread;
+- :mod:`.locations`: where the server keeps its data by default;
+- :mod:`.call`: the parsed request every handler gets, and its helpers;
+- :mod:`.api_errors`: the error the server answers with (status, message, ``X-Error-Code``);
+- :mod:`.repo_api`: the JSON ``/api/...`` endpoints (repos, refs, history, commits, cards);
+- :mod:`.repo_views`: the JSON shapes of repos, siblings, tree entries, commits and refs;
+- :mod:`.file_api`: ``resolve`` downloads and the LFS batch and upload;
+- :mod:`.cards`: README.md YAML metadata (repo tags, ``validate-yaml``);
+- :mod:`.storage`: on-disk, content-addressed storage;
+- :mod:`.hashing`: the object ids of the Hub protocol (git blob sha1, sha256, commit ids);
+- :mod:`.jobs_api`: the Jobs routes huggingface_hub's job functions call;
+- :mod:`.job_processes`: the Jobs engine, each Job's command a local subprocess.
 """
 
 from __future__ import annotations

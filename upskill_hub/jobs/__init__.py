@@ -1,10 +1,17 @@
 """Run eval grids on Hugging Face Jobs: plan and cost, one Job per shard, merge back.
 
-``plan`` (the grid cut into shards), ``cost`` (flavor price x estimated minutes), ``keys``
-(which secrets a shard needs), ``submit`` (the artifact repo and ``run_job``), ``shard`` (what
-runs inside a Job: the ordinary runner), ``drive`` (wait, progress, cancel, resume), ``merge``
-(an ordinary run folder), ``schedule`` (scheduled re-evaluation), ``vllm`` (open models served
-in the Job). huggingface_hub is imported only inside functions.
+huggingface_hub is imported only inside functions.
+
+- :mod:`.plan`: the grid cut into shards, and its state (``jobs.json``);
+- :mod:`.cost`: flavor price x estimated minutes;
+- :mod:`.keys`: which secrets a shard needs;
+- :mod:`.artifacts`: the artifact dataset: where each file of a run lives, Hub calls on it;
+- :mod:`.submit`: the artifact repo filled and one ``run_job`` per shard;
+- :mod:`.shard`: what runs inside a Job (the ordinary runner);
+- :mod:`.vllm`: open models served by vLLM inside the Job;
+- :mod:`.drive`: waiting, progress, cancel and resume;
+- :mod:`.merge`: the shards' samples as one ordinary run folder;
+- :mod:`.recurring`: scheduled re-evaluation of a Hub skill.
 """
 
 from __future__ import annotations

@@ -1,5 +1,15 @@
 """Results on the Hub: run folders as datasets with cards, and the skill card's results
-section. Exports load lazily."""
+section. Exports load lazily.
+
+- :mod:`.results_dataset`: a run folder published as a dataset split (``push_results``);
+- :mod:`.trigger_results`: a trigger eval's run folder published (the ``triggers`` config);
+- :mod:`.run_consistency`: whether a run's summary.json follows from its samples;
+- :mod:`.dataset_card`: the results dataset's card;
+- :mod:`.skill_card`: the ``## Results`` section of the skill repo's card;
+- :mod:`.summary_text`: summary rows per model and how their numbers are written;
+- :mod:`.results_view`: published or local results read back (``load_results``,
+  ``compare_results``).
+"""
 
 from __future__ import annotations
 

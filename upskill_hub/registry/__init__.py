@@ -1,5 +1,15 @@
 """The Hub side of skills: push, pull, the lock, agent folders, the security scan. Exports
-load lazily (huggingface_hub is imported on first use)."""
+load lazily (huggingface_hub is imported on first use).
+
+- :mod:`.push`: validate, scan and upload skills with a model card;
+- :mod:`.card`: the model card ``push`` writes;
+- :mod:`.fetch`: a Hub repo's skills fetched into a checked local folder (no install, no lock);
+- :mod:`.skill_source`: a skill named by a folder or a repo id, opened once (``eval``, the Space);
+- :mod:`.search`: ``search`` and ``info``;
+- :mod:`.trust`: the pre-install scan and signatures;
+- :mod:`.evidence`: a skill's published lift;
+- :mod:`.project`: a project's installed skills: the lock, agent folders, pull, update, state.
+"""
 
 from __future__ import annotations
 

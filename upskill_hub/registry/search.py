@@ -72,7 +72,7 @@ class SkillInfo:
     findings: list[ScanFinding]
     validation_errors: list[str]
     evidence: SkillEvidence | None = None
-    #: What ``skill.oms.sig`` claims and whether it holds (``registry.signing.SignatureInfo``).
+    #: What ``skill.oms.sig`` claims and whether it holds (``trust.signing.SignatureInfo``).
     signature: dict[str, Any] | None = None
 
     @property

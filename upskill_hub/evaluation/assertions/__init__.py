@@ -13,6 +13,17 @@ no token count) and ``error`` (the check itself broke: bad regex, unparseable ju
 actually checked (no results, or every one skipped: an unchecked answer is not a passing one),
 else ``pass``. Skipped checks next to real ones are ignored; statistics count them so a summary
 can say so. The ``error`` outcome is the runner's, for failed requests only.
+
+A new kind is a class in one of these modules, listed in :data:`KINDS`:
+
+- :mod:`.base`: :class:`~.base.Assertion`, the context a check gets, spec-checking helpers;
+- :mod:`.text`: ``contains``, ``contains_any``, ``not_contains``, ``regex``, ``max_tokens``;
+- :mod:`.structured`: ``json``, ``yaml``, ``toml`` (a fenced block parses and holds keys);
+- :mod:`.keypath`: dotted key paths into parsed data, and ``require``'s matching rule;
+- :mod:`.compiles`: ``compiles`` (the answer's CUDA / C++ compiles with nvcc, never run);
+- :mod:`.sandbox`: where nvcc runs (a sandbox seeing only its temp folder and the toolkit);
+- :mod:`.tool_slots`: compile slots shared fairly between the runs of one process;
+- :mod:`.judge`: ``judge`` (a model grades the answer against a rubric).
 """
 
 from __future__ import annotations

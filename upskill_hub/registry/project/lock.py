@@ -48,9 +48,9 @@ class LockedSkill:
     subpath: str = ""
     files: dict[str, str] = field(default_factory=dict)
     targets: list[str] = field(default_factory=list)
-    #: the published lift it was installed on, per model (optional; see lock_evidence)
+    #: the published lift it was installed on, per model (optional; see evidence.locked)
     evidence: list[LockedEvidence] = field(default_factory=list)
-    #: Who signed the locked commit's files (``registry.signing.Signer.to_dict``), when checked.
+    #: Who signed the locked commit's files (``trust.signing.Signer.to_dict``), when checked.
     signature: dict[str, str] | None = None
 
     def target_paths(self, project_root: Path) -> list[Path]:
@@ -278,7 +278,7 @@ def _signature_from_json(where: str, value: Any) -> dict[str, str] | None:
         "certificate": {"method", "signer", "subject", "ca"},
     }
     method = value.get("method") if isinstance(value, dict) else None
-    optional = {"version", "signed_at"}  # the signed statement's (registry.signing)
+    optional = {"version", "signed_at"}  # the signed statement's (registry.trust.signing)
     if not isinstance(value, dict) or set(value) - optional != shapes.get(str(method), set()):
         raise ValueError(
             f"{where}.signature must hold method 'key' with signer and public_key, or method "
