@@ -21,6 +21,10 @@ DOCUMENTS = ("docs/architecture.md", "CONTRIBUTING.md")
 #: ``upskill_hub/...`` paths (files or folders), and ``upskill_hub.x.y`` dotted names.
 PATH = re.compile(r"(?<![\w/.-])upskill_hub(?:/[A-Za-z0-9_.]+)*/?")
 DOTTED = re.compile(r"(?<![\w/.-])upskill_hub(?:\.[A-Za-z_][A-Za-z0-9_]*)+")
+#: A name given with its module: "`name` in `upskill_hub/a.py`", "`name` (`upskill_hub/a.py`".
+NAME_IN_MODULE = re.compile(
+    r"`([A-Za-z_]\w*)`(?:\s+in|\s+of)?\s+\(?`(upskill_hub/[\w/]+?)(?:/__init__)?\.py`"
+)
 #: Other repository paths a document names (``tests/...``, ``schemas/...``, ``scripts/check``).
 REPO_PATH = re.compile(r"(?<![\w/.-])(?:tests|schemas|scripts|docs|space|benchmarks)/[\w./-]*\w")
 
@@ -39,24 +43,41 @@ def missing_paths(text: str) -> list[str]:
     return sorted({p for p in found if "*" not in p and not (ROOT / p).exists()})
 
 
+def names_in(text: str) -> list[str]:
+    """Dotted names, and "`name` in `upskill_hub/x/y.py`" as ``upskill_hub.x.y.name``."""
+    given = [f"{m.group(2).replace('/', '.')}.{m.group(1)}" for m in NAME_IN_MODULE.finditer(text)]
+    return dotted_in(text) + given
+
+
 def missing_names(text: str) -> list[str]:
-    return sorted({name for name in dotted_in(text) if not resolves(name)})
+    return sorted({name for name in names_in(text) if not resolves(name)})
 
 
 @pytest.mark.parametrize("document", DOCUMENTS)
 def test_every_module_a_document_names_exists(document: str) -> None:
     text = (ROOT / document).read_text(encoding="utf-8")
-    assert len(paths_in(text)) + len(dotted_in(text)) >= (20 if "architecture" in document else 1)
+    assert len(paths_in(text)) + len(names_in(text)) >= (20 if "architecture" in document else 1)
     assert missing_paths(text) == []
     assert missing_names(text) == []
 
 
 def test_a_stale_name_is_caught() -> None:
-    text = "See upskill_hub/registry/lock.py and `upskill_hub.registry.hub.Hub`, tests/nope.py."
+    text = (
+        "See upskill_hub/registry/lock.py and `upskill_hub.registry.hub.Hub`, tests/nope.py; "
+        "`fetch_all` in `upskill_hub/registry/fetch.py`."
+    )
     assert missing_paths(text) == ["tests/nope.py", "upskill_hub/registry/lock.py"]
-    assert missing_names(text) == ["upskill_hub.registry.hub.Hub"]
-    good = "upskill_hub/hub/client.py, upskill_hub/registry/, upskill_hub.hub.client.Hub"
+    assert missing_names(text) == [
+        "upskill_hub.registry.fetch.fetch_all",
+        "upskill_hub.registry.hub.Hub",
+    ]
+    good = (
+        "upskill_hub/hub/client.py, upskill_hub/registry/, upskill_hub.hub.client.Hub, "
+        "`fetch_skills` (`upskill_hub/registry/fetch.py`), `KINDS` in "
+        "`upskill_hub/evaluation/assertions/__init__.py`"
+    )
     assert missing_paths(good) == [] and missing_names(good) == []
+    assert len(names_in(good)) == 3
 
 
 def package_inits() -> list[Path]:
