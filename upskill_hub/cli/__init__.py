@@ -1,9 +1,9 @@
 """The ``upskill-hub`` command: it parses arguments, calls the library and prints, nothing more.
 
-Library errors become one line on stderr and an exit code in one place
-(:func:`.entry.exit_code_for`, called by :func:`.main.main` and the ``validate`` fast path); a
-library parameter named in an error is printed as its flag (:mod:`.flags`). Nothing in the
-library imports this package.
+Library errors become one line on stderr and an exit code in one function (``exit_code_for``,
+called by :func:`.main.main` and by the ``validate`` fast path of :mod:`.entry`); a library
+parameter named in an error is printed as its flag (:mod:`.flags`). Nothing in the library
+imports this package.
 
 - :mod:`.entry`: the console-script entry point (``validate`` on a fast path, the rest via typer);
 - :mod:`.main`: the typer app, the command modules it registers, errors to exit codes;
