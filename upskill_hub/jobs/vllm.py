@@ -79,6 +79,7 @@ def local_vllm(config: EvalConfig) -> EvalConfig:
     import atexit
 
     specs = [m for m in config.models if model_kind(m) == "vllm"]
+    parse_model(specs[0])  # an UnknownModel before anything else
     check_installed(specs[0])
     if len(config.models) != 1:
         raise UsageError(
