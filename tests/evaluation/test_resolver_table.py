@@ -11,6 +11,7 @@ import json
 import os
 import re
 import shlex
+import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -280,3 +281,49 @@ def test_a_vllm_run_on_jobs_records_its_model_string(tmp_path: Path, hub_server:
     assert plan.image == "vllm/vllm-openai:latest"
     assert job_command(plan, plan.shards[0])[-1].endswith("--serve-vllm")
     assert secret_names("vllm:org/model", None, None) == ["HF_TOKEN"]
+
+
+FAKE_VLLM = """#!{python}
+import json, sys
+from http.server import BaseHTTPRequestHandler, HTTPServer
+
+with open({log!r}, "w") as out:
+    json.dump(sys.argv[1:], out)
+
+
+class Models(BaseHTTPRequestHandler):
+    def do_GET(self):
+        self.send_response(200 if self.path == "/v1/models" else 404)
+        self.end_headers()
+        self.wfile.write(b'{{"data": []}}')
+
+    def log_message(self, *args):
+        pass
+
+
+HTTPServer(("127.0.0.1", int(sys.argv[-1])), Models).serve_forever()
+"""
+
+
+def test_start_vllm_serves_the_model_a_vllm_string_names(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from upskill_hub.jobs.vllm import start_vllm
+
+    bin_dir, log = tmp_path / "bin", tmp_path / "argv.json"
+    bin_dir.mkdir()
+    (bin_dir / "vllm").write_text(FAKE_VLLM.format(python=sys.executable, log=str(log)))
+    (bin_dir / "vllm").chmod(0o755)
+    monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ['PATH']}")
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = int(sock.getsockname()[1])
+    process, url = start_vllm("vllm:org/model", port=port, timeout_s=60)
+    try:
+        assert url == f"http://127.0.0.1:{port}/v1"
+        assert json.loads(log.read_text()) == [
+            *["serve", "org/model", "--host", "127.0.0.1", "--port", str(port)]
+        ]
+    finally:
+        process.terminate()
+        process.wait(timeout=10)
