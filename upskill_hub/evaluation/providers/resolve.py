@@ -116,7 +116,7 @@ def _local(parsed: ModelSpec, base_url: str | None, key: str | None) -> Provider
 def _openai(parsed: ModelSpec, base_url: str | None, key: str | None) -> Provider:
     from upskill_hub.evaluation.providers.openai_compat import OpenAICompatProvider
 
-    url = base_url or os.environ.get("OPENAI_BASE_URL") or None
+    url = base_url or os.environ.get(OpenAICompatProvider.base_url_env) or None
     return OpenAICompatProvider(parsed.model, model_id=parsed.model_id, base_url=url, api_key=key)
 
 
@@ -176,11 +176,6 @@ PROVIDER_KINDS: tuple[ProviderKind, ...] = (
 _BY_KIND: dict[str, ProviderKind] = {row.kind: row for row in PROVIDER_KINDS}
 _BY_PREFIX: dict[str, ProviderKind] = {row.prefix: row for row in PROVIDER_KINDS if row.prefix}
 _BY_NAME: dict[str, ProviderKind] = {n: row for row in PROVIDER_KINDS for n in row.names}
-
-
-def provider_kind(kind: Kind) -> ProviderKind:
-    """The table row of ``kind``."""
-    return _BY_KIND[kind]
 
 
 def _unknown(spec: str, *why: object) -> UnknownModel:
