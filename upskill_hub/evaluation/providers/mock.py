@@ -15,6 +15,7 @@ latency is the time the script took.
 
 from __future__ import annotations
 
+import re
 import threading
 import time
 from collections.abc import Callable, Sequence
@@ -28,6 +29,7 @@ __all__ = ["MockProvider", "MockScript", "mock_names", "register_mock"]
 MockScript = str | Sequence[str] | Callable[[Sequence[Message]], str]
 #: ``mock:reply=TEXT`` answers TEXT.
 REPLY_PREFIX = "reply="
+_NAME = re.compile(r"[\w.\-]+")
 
 
 def _echo(messages: Sequence[Message]) -> str:
@@ -44,8 +46,8 @@ _SCRIPTS: dict[str, MockScript] = {"echo": _echo, "prompt": _prompt}
 
 def register_mock(name: str, script: MockScript) -> None:
     """Make ``mock:NAME`` answer with ``script`` (a name given again replaces its script)."""
-    if not name or ":" in name or name.startswith(REPLY_PREFIX) or any(c.isspace() for c in name):
-        raise ValueError(f"mock model name {name!r}: use letters, digits, '-' or '_'")
+    if not _NAME.fullmatch(name):
+        raise ValueError(f"mock model name {name!r}: use letters, digits, '.', '-' or '_'")
     if not isinstance(script, str) and isinstance(script, Sequence) and not script:
         raise ValueError(f"mock model {name!r}: the script has no reply")
     _SCRIPTS[name] = script
@@ -63,8 +65,6 @@ def known(name: str) -> bool:
 
 class MockProvider(Provider):
     """The provider of ``mock:NAME``: its script answers each request in this process."""
-
-    supports_tools = False
 
     def __init__(self, name: str) -> None:
         self.name = name
