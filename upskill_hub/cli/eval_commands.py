@@ -424,7 +424,9 @@ def eval_command(
     used = [flag for flag, value in jobs_only if value]
     if used:
         raise UsageError(f"{', '.join(used)} apply only with --executor jobs")
-    if any(m.lower().startswith("vllm:") for m in config.models):
+    from upskill_hub.evaluation.providers.resolve import model_kind
+
+    if any(model_kind(m) == "vllm" for m in config.models):
         from upskill_hub.jobs.vllm import local_vllm
 
         config = local_vllm(config)

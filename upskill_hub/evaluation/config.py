@@ -52,7 +52,9 @@ EMBEDDED_MAX_TOKENS = 384
 
 def default_max_tokens(models: Sequence[str]) -> int:
     """The reply limit when none is given: 1024, or 384 when every model is ``local``."""
-    if models and all(m.strip().lower() == "local" for m in models):
+    from upskill_hub.evaluation.providers.resolve import model_kind
+
+    if models and all(model_kind(m) == "local" for m in models):
         return EMBEDDED_MAX_TOKENS
     return GenerationParams().max_tokens
 

@@ -18,22 +18,14 @@ __all__ = ["API_KEY_ENV", "endpoint_env", "plan_secrets", "secret_names", "secre
 
 #: The key of an OpenAI-compatible ``--base-url`` server (as in ``eval``).
 API_KEY_ENV = "UPSKILL_HUB_API_KEY"
-_URL_ENV = ("OPENAI_BASE_URL", "ANTHROPIC_BASE_URL", "HF_ROUTER_URL")
 
 
 def _model_key(spec: str, base_url: str | None) -> str | None:
-    from upskill_hub.evaluation.providers.resolve import parse_model
+    from upskill_hub.evaluation.providers.resolve import key_env
 
     if base_url:
         return API_KEY_ENV
-    if spec.lower().startswith("vllm:"):
-        return None  # served inside the Job; no key
-    kind = parse_model(spec, base_url).kind
-    return {
-        "openai": "OPENAI_API_KEY",
-        "anthropic": "ANTHROPIC_API_KEY",
-        "hf": "HF_TOKEN",
-    }.get(kind)
+    return key_env(spec)  # None for vllm: (served inside the Job) and others without a key
 
 
 def secret_names(model: str, judge_model: str | None, base_url: str | None) -> list[str]:
@@ -68,10 +60,11 @@ def secret_values(
 
 def endpoint_env(env: Mapping[str, str] | None = None) -> dict[str, str]:
     """Provider endpoint URLs set in ``env``, credentials removed (they are not secret)."""
+    from upskill_hub.evaluation.providers.resolve import base_url_envs
     from upskill_hub.evaluation.run.info import public_url
 
     source = os.environ if env is None else env
-    return {name: public_url(source[name]) or "" for name in _URL_ENV if source.get(name)}
+    return {name: public_url(source[name]) or "" for name in base_url_envs() if source.get(name)}
 
 
 def plan_secrets(names_by_model: Mapping[str, list[str]]) -> dict[str, str]:

@@ -61,7 +61,9 @@ def _api() -> HfApi:
 
 
 def _is_vllm(model: str) -> bool:
-    return model.lower().startswith("vllm:")
+    from upskill_hub.evaluation.providers.resolve import model_kind
+
+    return model_kind(model) == "vllm"
 
 
 def _check_timeout(text: str) -> str:
@@ -105,7 +107,7 @@ def plan_run(
     if options.flavor not in flavor_prices():
         known = ", ".join(sorted(flavor_prices()))
         raise UsageError(Param("flavor"), f" {options.flavor!r}: unknown flavor (one of {known})")
-    vllm = [m for m in config.models if m.lower().startswith("vllm:")]
+    vllm = [m for m in config.models if _is_vllm(m)]
     if vllm and not is_gpu(options.flavor):
         raise UsageError(
             Param("models"),
@@ -113,10 +115,7 @@ def plan_run(
             Param("flavor"),
             " (e.g. l4x1, a100-large)",
         )
-    model_ids = {
-        m: m.split(":", 1)[1] if _is_vllm(m) else canonical_model_id(m, config.base_url)
-        for m in config.models
-    }
+    model_ids = {m: canonical_model_id(m, config.base_url) for m in config.models}
     api = api or _api()
     namespace = artifacts.hub_call("who am I (Hugging Face token)", lambda: api.whoami()["name"])
     repo = options.artifact_repo or f"{namespace}/{artifacts.DEFAULT_REPO_NAME}"
@@ -224,7 +223,7 @@ def publish_run(plan: JobsPlan, run_dir: Path, skill: Skill, api: HfApi | None =
 def job_command(plan: JobsPlan, shard: Shard) -> list[str]:
     """The command of a shard's Job: install upskill-hub (per ``plan.install``), run the shard."""
     run = ["upskill-hub", "jobs", "run-shard", plan.artifact_repo, plan.run_id, shard.id]
-    if shard.model.lower().startswith("vllm:"):
+    if _is_vllm(shard.model):
         run.append("--serve-vllm")
     if plan.install == "none":
         return run

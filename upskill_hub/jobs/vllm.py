@@ -1,8 +1,10 @@
 """Serve an open model with vLLM's OpenAI-compatible server (inside a GPU Job, or locally).
 
-``--model vllm:ORG/MODEL`` evaluates ORG/MODEL served by ``vllm serve`` on 127.0.0.1: the
-shard Job starts it on its GPU before the runner's first request; without ``--executor jobs``
-the same happens on this machine when vLLM is installed, else one error line says so.
+``--model vllm:ORG/MODEL`` evaluates ORG/MODEL served by ``vllm serve`` on 127.0.0.1 (the
+``vllm`` kind of :mod:`upskill_hub.evaluation.providers.resolve`, which sends its requests
+there): the shard Job starts it on its GPU before the runner's first request; without
+``--executor jobs`` the same happens on this machine when vLLM is installed, else one error
+line says so. The run records ``vllm:ORG/MODEL``, so its reproduce command serves it again.
 """
 
 from __future__ import annotations
@@ -13,13 +15,13 @@ import time
 from typing import TYPE_CHECKING
 
 from upskill_hub.errors import Param, ProviderError, UsageError
+from upskill_hub.evaluation.providers.resolve import VLLM_PORT, model_kind, parse_model, with_kind
 
 if TYPE_CHECKING:
     from upskill_hub.evaluation.config import EvalConfig
 
 __all__ = ["VLLM_PORT", "check_installed", "local_vllm", "start_vllm", "vllm_command"]
 
-VLLM_PORT = 8000
 #: Seconds to wait for the server to load the model (downloads included).
 READY_TIMEOUT_S = 1800.0
 
@@ -48,10 +50,13 @@ def check_installed(spec: str) -> str:
 def start_vllm(
     model: str, port: int = VLLM_PORT, timeout_s: float = READY_TIMEOUT_S
 ) -> tuple[subprocess.Popen[bytes], str]:
-    """Start vLLM for ``model``; return the process and its base URL once it answers."""
+    """Start vLLM for ``model`` (``vllm:ORG/MODEL``, or ORG/MODEL); return the process and its
+    base URL once it answers."""
     import httpx
 
-    check_installed(f"vllm:{model}")
+    if model_kind(model) == "vllm":
+        model = parse_model(model).model
+    check_installed(with_kind("vllm", model))
     process = subprocess.Popen(vllm_command(model, port))
     base_url = f"http://127.0.0.1:{port}/v1"
     deadline = time.monotonic() + timeout_s
@@ -69,12 +74,12 @@ def start_vllm(
 
 
 def local_vllm(config: EvalConfig) -> EvalConfig:
-    """``config`` with its one ``vllm:ORG/MODEL`` served by a local vLLM (stopped at exit);
+    """``config`` once its one ``vllm:ORG/MODEL`` is served by a local vLLM (stopped at exit);
     a one-line error when vLLM is not installed or other models come along."""
     import atexit
-    from dataclasses import replace
 
-    specs = [m for m in config.models if m.lower().startswith("vllm:")]
+    specs = [m for m in config.models if model_kind(m) == "vllm"]
+    parse_model(specs[0])  # an UnknownModel before anything else
     check_installed(specs[0])
     if len(config.models) != 1:
         raise UsageError(
@@ -83,6 +88,6 @@ def local_vllm(config: EvalConfig) -> EvalConfig:
             Param("executor"),
             " jobs)",
         )
-    process, base_url = start_vllm(specs[0].split(":", 1)[1])
+    process, _ = start_vllm(specs[0])
     atexit.register(process.terminate)
-    return replace(config, models=[specs[0].split(":", 1)[1]], base_url=base_url)
+    return config

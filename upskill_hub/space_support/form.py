@@ -23,7 +23,7 @@ from upskill_hub.errors import UsageError
 from upskill_hub.evaluation.agent.settings import AgentSettings
 from upskill_hub.evaluation.config import EvalConfig, default_max_tokens
 from upskill_hub.evaluation.judges import planned_requests
-from upskill_hub.evaluation.providers.resolve import parse_model
+from upskill_hub.evaluation.providers.resolve import parse_model, with_kind, without_kind
 from upskill_hub.evaluation.types import GenerationParams
 from upskill_hub.skill.testcases import TestCase
 from upskill_hub.space_support.network import Resolver, ssrf_guarded_url
@@ -116,13 +116,13 @@ def _model_spec(provider: str, model: str, base_url: str | None) -> str:
     if len(model) > _MAX_MODEL_CHARS or any(c.isspace() for c in model):
         raise UsageError(f"Model {model[:60]!r} is not a model name ({MODEL_HINTS[provider]})")
     if provider == HF:
-        spec = model if model.startswith("hf:") else f"hf:{model}"
+        spec = with_kind("hf", model)
     elif provider == ANTHROPIC:
-        spec = model if model.startswith("anthropic:") else f"anthropic:{model}"
+        spec = with_kind("anthropic", model)
     elif base_url:
-        spec = model.removeprefix("openai:")
+        spec = without_kind("openai", model)
     else:
-        spec = model if model.startswith("openai:") else f"openai:{model}"
+        spec = with_kind("openai", model)
     parse_model(spec, base_url)  # UnknownModel with the accepted forms
     return spec
 

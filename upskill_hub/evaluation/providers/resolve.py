@@ -1,4 +1,4 @@
-"""The one place a model string becomes a :class:`Provider`.
+"""The one place a model string becomes a :class:`Provider`: a table, one row per kind.
 
 Accepted strings:
 
@@ -10,6 +10,9 @@ Accepted strings:
 - ``hf:ORG/MODEL`` or ``hf:ORG/MODEL:PROVIDER``: Hugging Face Inference Providers via the
   router (``HF_ROUTER_URL`` or ``base_url`` point it elsewhere), token from ``HF_TOKEN`` or
   ``hf auth login``;
+- ``vllm:ORG/MODEL``: ORG/MODEL served by ``vllm serve`` on 127.0.0.1:``VLLM_PORT``, which
+  :mod:`upskill_hub.jobs.vllm` starts (on this machine, or in the shard's GPU Job); no key;
+- ``mock:NAME``: a scripted model answering in this process (:mod:`.mock`), for tests;
 - a bare ``MODEL`` with ``base_url``: any OpenAI-compatible server (vLLM, llama.cpp, Ollama...).
 
 Keys: an explicit ``base_url`` (the ``--base-url`` flag) gets only the explicit ``api_key``
@@ -19,15 +22,18 @@ string. Environment keys go only to their vendor's own endpoint, or to the ``*_B
 whose shape names its vendor (``hf_...``, ``sk-ant-...``, ``sk-...``: :func:`key_vendor`) is
 never sent to another vendor's endpoint: without ``base_url`` it is a :class:`ProviderError`.
 
-``base_url`` applies to every API model and is ignored by ``local``. A missing key is a
-:class:`ProviderError` here, at resolve time, so a run fails before its first sample; a custom
-``base_url`` needs no key (local test servers take any). This module imports no SDK.
+``base_url`` applies to every API model and is ignored by ``local``, ``vllm`` and ``mock``. A
+missing key is a :class:`ProviderError` here, at resolve time, so a run fails before its first
+sample; a custom ``base_url`` needs no key (local test servers take any). This module imports
+no SDK. Other modules ask it what a model string is (:func:`parse_model`, :func:`model_kind`,
+:func:`key_env`, :func:`with_kind`...) and never read its prefix themselves.
 """
 
 from __future__ import annotations
 
 import os
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal
 
@@ -35,7 +41,7 @@ from upskill_hub.errors import Param, ProviderError, UnknownModel
 from upskill_hub.evaluation.providers import http_errors
 from upskill_hub.evaluation.providers.base import Provider
 
-Kind = Literal["local", "openai", "anthropic", "hf", "compat"]
+Kind = Literal["local", "openai", "anthropic", "hf", "vllm", "mock", "compat"]
 
 # Newest model of each family in the anthropic SDK's ``ModelParam`` literals (anthropic 2.12).
 ANTHROPIC_ALIASES: dict[str, str] = {
@@ -49,7 +55,11 @@ ACCEPTED_FORMS = (
     Param("base_url"),
     " (OpenAI-compatible server)",
 )
+#: The port ``vllm:`` models are served on, and the URL their requests go to.
+VLLM_PORT = 8000
+VLLM_URL = f"http://127.0.0.1:{VLLM_PORT}/v1"
 _HF_MODEL = re.compile(r"^[\w.\-]+/[\w.\-]+(:[\w.\-]+)?$")
+_ORG_MODEL = re.compile(r"^[\w.\-]+/[\w.\-]+$")
 #: Key prefixes that name their vendor, most specific first.
 _KEY_PREFIXES: tuple[tuple[str, Kind], ...] = (
     ("sk-ant-", "anthropic"),
@@ -72,6 +82,102 @@ class ModelSpec:
     model_id: str
 
 
+#: A row's factory: the parsed string, ``base_url``, and the key the row's rules chose.
+Factory = Callable[[ModelSpec, str | None, str | None], Provider]
+
+
+@dataclass(frozen=True)
+class ProviderKind:
+    """One row of :data:`PROVIDER_KINDS`: a kind of model string and how it becomes a provider.
+
+    ``names`` are whole strings (``local``, the Anthropic aliases), ``prefix`` the text before
+    ``:`` (``None``: the bare-name row); ``key_env`` the variable its key comes from (``None``:
+    it takes no vendor key), ``base_url_env`` the variable that points it elsewhere, ``login``
+    the command that stores a key too, ``extra`` the ``upskill-hub[EXTRA]`` it needs.
+    """
+
+    kind: Kind
+    prefix: str | None
+    factory: Factory
+    names: tuple[str, ...] = ()
+    key_env: str | None = None
+    base_url_env: str | None = None
+    login: str | None = None
+    extra: str | None = None
+
+
+def _local(parsed: ModelSpec, base_url: str | None, key: str | None) -> Provider:
+    from upskill_hub.evaluation.providers.embedded import EmbeddedProvider, check_available
+
+    check_available()
+    return EmbeddedProvider()
+
+
+def _openai(parsed: ModelSpec, base_url: str | None, key: str | None) -> Provider:
+    from upskill_hub.evaluation.providers.openai_compat import OpenAICompatProvider
+
+    url = base_url or os.environ.get(OpenAICompatProvider.base_url_env) or None
+    return OpenAICompatProvider(parsed.model, model_id=parsed.model_id, base_url=url, api_key=key)
+
+
+def _anthropic(parsed: ModelSpec, base_url: str | None, key: str | None) -> Provider:
+    from upskill_hub.evaluation.providers.anthropic_messages import AnthropicProvider
+
+    return AnthropicProvider(parsed.model, model_id=parsed.model_id, base_url=base_url, api_key=key)
+
+
+def _hf(parsed: ModelSpec, base_url: str | None, key: str | None) -> Provider:
+    from upskill_hub.evaluation.providers.huggingface import HFRouterProvider
+
+    return HFRouterProvider(parsed.model, base_url=base_url, api_key=key)
+
+
+def _vllm(parsed: ModelSpec, base_url: str | None, key: str | None) -> Provider:
+    from upskill_hub.evaluation.providers.openai_compat import OpenAICompatProvider
+
+    return OpenAICompatProvider(parsed.model, model_id=parsed.model_id, base_url=VLLM_URL)
+
+
+def _mock(parsed: ModelSpec, base_url: str | None, key: str | None) -> Provider:
+    from upskill_hub.evaluation.providers.mock import MockProvider
+
+    return MockProvider(parsed.model)
+
+
+def _compat(parsed: ModelSpec, base_url: str | None, key: str | None) -> Provider:
+    from upskill_hub.evaluation.providers.openai_compat import OpenAICompatProvider
+
+    return OpenAICompatProvider(
+        parsed.model, model_id=parsed.model_id, base_url=base_url, api_key=key
+    )
+
+
+#: Every kind of model string, in the order they are tried (the bare-name row last).
+PROVIDER_KINDS: tuple[ProviderKind, ...] = (
+    ProviderKind("local", None, _local, names=("local",), extra="local"),
+    ProviderKind(
+        "openai", "openai", _openai, key_env="OPENAI_API_KEY", base_url_env="OPENAI_BASE_URL"
+    ),
+    ProviderKind(
+        "anthropic",
+        "anthropic",
+        _anthropic,
+        names=tuple(ANTHROPIC_ALIASES),
+        key_env="ANTHROPIC_API_KEY",
+        base_url_env="ANTHROPIC_BASE_URL",
+    ),
+    ProviderKind(
+        "hf", "hf", _hf, key_env="HF_TOKEN", base_url_env="HF_ROUTER_URL", login="hf auth login"
+    ),
+    ProviderKind("vllm", "vllm", _vllm),
+    ProviderKind("mock", "mock", _mock),
+    ProviderKind("compat", None, _compat),
+)
+_BY_KIND: dict[str, ProviderKind] = {row.kind: row for row in PROVIDER_KINDS}
+_BY_PREFIX: dict[str, ProviderKind] = {row.prefix: row for row in PROVIDER_KINDS if row.prefix}
+_BY_NAME: dict[str, ProviderKind] = {n: row for row in PROVIDER_KINDS for n in row.names}
+
+
 def _unknown(spec: str, *why: object) -> UnknownModel:
     hint = ""
     lowered = spec.lower()
@@ -84,6 +190,21 @@ def _unknown(spec: str, *why: object) -> UnknownModel:
     return UnknownModel(*parts, param="models")
 
 
+def _prefixed(text: str) -> tuple[ProviderKind | None, str]:
+    """The row whose prefix ``text`` starts with (before its first ``:``), and the rest."""
+    prefix, sep, rest = text.partition(":")
+    row = _BY_PREFIX.get(prefix.lower()) if sep else None
+    return row, rest.strip()
+
+
+def model_kind(spec: str) -> Kind | None:
+    """The kind ``spec``'s name or prefix selects (``vllm`` for ``vllm:ORG/MODEL``), or None for
+    a bare name; the rest of the string is not checked (:func:`parse_model` does)."""
+    text = spec.strip()
+    row = _BY_NAME.get(text.lower()) or _prefixed(text)[0]
+    return row.kind if row else None
+
+
 def parse_model(spec: str, base_url: str | None = None) -> ModelSpec:
     """Parse ``spec``; :class:`UnknownModel` if it names no provider or alias."""
     text = spec.strip()
@@ -93,22 +214,49 @@ def parse_model(spec: str, base_url: str | None = None) -> ModelSpec:
     if lowered in ANTHROPIC_ALIASES:
         model = ANTHROPIC_ALIASES[lowered]
         return ModelSpec("anthropic", model, f"anthropic:{model}")
-    prefix, sep, rest = text.partition(":")
-    prefix, rest = prefix.lower(), rest.strip()
-    if sep and prefix in ("openai", "anthropic", "hf"):
+    row, rest = _prefixed(text)
+    if row is not None:
+        prefix = row.prefix
         if not rest:
             raise _unknown(spec, f"no model after '{prefix}:'")
-        if prefix == "openai":
-            return ModelSpec("openai", rest, f"openai:{rest}")
-        if prefix == "anthropic":
-            model = ANTHROPIC_ALIASES.get(rest.lower(), rest)
-            return ModelSpec("anthropic", model, f"anthropic:{model}")
-        if not _HF_MODEL.match(rest):
+        if row.kind == "anthropic":
+            rest = ANTHROPIC_ALIASES.get(rest.lower(), rest)
+        elif row.kind == "hf" and not _HF_MODEL.match(rest):
             raise _unknown(spec, "hf: takes ORG/MODEL or ORG/MODEL:PROVIDER")
-        return ModelSpec("hf", rest, f"hf:{rest}")
+        elif row.kind == "vllm" and not _ORG_MODEL.match(rest):
+            raise _unknown(spec, "vllm: takes ORG/MODEL")
+        elif row.kind == "mock":
+            from upskill_hub.evaluation.providers.mock import known, mock_names
+
+            if not known(rest):
+                names = ", ".join(mock_names())
+                raise _unknown(spec, f"mock: takes one of {names}, or reply=TEXT")
+        return ModelSpec(row.kind, rest, f"{prefix}:{rest}")
     if text and base_url and not any(c.isspace() for c in text):
         return ModelSpec("compat", text, text)
     raise _unknown(spec, *(("a bare model name needs ", Param("base_url")) if text else ("empty",)))
+
+
+def key_env(spec: str, base_url: str | None = None) -> str | None:
+    """The environment variable holding the key ``spec``'s vendor takes (``OPENAI_API_KEY``...),
+    or None for a model that takes none (``local``, ``vllm:``, ``mock:``, a bare name)."""
+    return _BY_KIND[parse_model(spec, base_url).kind].key_env
+
+
+def base_url_envs() -> tuple[str, ...]:
+    """The variables that point a vendor's models at another endpoint, in table order."""
+    return tuple(row.base_url_env for row in PROVIDER_KINDS if row.base_url_env)
+
+
+def with_kind(kind: Kind, model: str) -> str:
+    """``model`` as a model string of ``kind``: its prefix added unless already there."""
+    prefix = f"{_BY_KIND[kind].prefix}:"
+    return model if model.startswith(prefix) else prefix + model
+
+
+def without_kind(kind: Kind, model: str) -> str:
+    """``model`` without the prefix of ``kind``, if it has it."""
+    return model.removeprefix(f"{_BY_KIND[kind].prefix}:")
 
 
 def key_vendor(key: str | None) -> Kind | None:
@@ -125,7 +273,8 @@ def check_key_vendor(parsed: ModelSpec, api_key: str | None, base_url: str | Non
     """:class:`ProviderError` when ``api_key`` would go to another vendor's endpoint than the
     one its shape names (no ``base_url``: the model's own vendor is the endpoint)."""
     owner = key_vendor(api_key)
-    if base_url or owner is None or parsed.kind in ("local", "compat") or owner == parsed.kind:
+    vendor = _BY_KIND[parsed.kind].key_env is not None
+    if base_url or owner is None or not vendor or owner == parsed.kind:
         return
     raise ProviderError(
         f"{parsed.model_id}: the API key given is {_VENDOR_NAMES[owner]}; a key is only sent "
@@ -138,46 +287,24 @@ def canonical_model_id(spec: str, base_url: str | None = None) -> str:
     return parse_model(spec, base_url).model_id
 
 
+def _environment_key(row: ProviderKind) -> str | None:
+    if row.login:
+        from upskill_hub.evaluation.providers.huggingface import hf_token
+
+        return hf_token()
+    return os.environ.get(row.key_env) if row.key_env else None
+
+
 def resolve_model(
     spec: str, *, base_url: str | None = None, api_key: str | None = None
 ) -> Provider:
     """The provider for model string ``spec`` (see the module docstring)."""
     parsed = parse_model(spec, base_url)
     check_key_vendor(parsed, api_key, base_url)
-    if parsed.kind == "local":
-        from upskill_hub.evaluation.providers.embedded import EmbeddedProvider, check_available
-
-        check_available()
-        return EmbeddedProvider()
-    if parsed.kind == "anthropic":
-        from upskill_hub.evaluation.providers.anthropic_messages import AnthropicProvider
-
-        key = api_key if base_url else api_key or os.environ.get("ANTHROPIC_API_KEY")
-        if not key and not (base_url or os.environ.get("ANTHROPIC_BASE_URL")):
-            raise http_errors.missing_key_error(parsed.model_id, "ANTHROPIC_API_KEY")
-        return AnthropicProvider(
-            parsed.model, model_id=parsed.model_id, base_url=base_url, api_key=key
-        )
-    if parsed.kind == "hf":
-        from upskill_hub.evaluation.providers.huggingface import (
-            ROUTER_URL_ENV,
-            HFRouterProvider,
-            hf_token,
-        )
-
-        key = api_key if base_url else api_key or hf_token()
-        if not key and not (base_url or os.environ.get(ROUTER_URL_ENV)):
-            raise http_errors.missing_key_error(parsed.model_id, "HF_TOKEN", login="hf auth login")
-        return HFRouterProvider(parsed.model, base_url=base_url, api_key=key)
-
-    from upskill_hub.evaluation.providers.openai_compat import OpenAICompatProvider
-
-    if parsed.kind == "compat":
-        return OpenAICompatProvider(
-            parsed.model, model_id=parsed.model_id, base_url=base_url, api_key=api_key
-        )
-    url = base_url or os.environ.get("OPENAI_BASE_URL") or None
-    key = api_key if base_url else api_key or os.environ.get("OPENAI_API_KEY")
-    if not key and not url:
-        raise http_errors.missing_key_error(parsed.model_id, "OPENAI_API_KEY")
-    return OpenAICompatProvider(parsed.model, model_id=parsed.model_id, base_url=url, api_key=key)
+    row = _BY_KIND[parsed.kind]
+    key = api_key
+    if row.key_env is not None and not base_url:
+        key = api_key or _environment_key(row)
+        if not key and not (row.base_url_env and os.environ.get(row.base_url_env)):
+            raise http_errors.missing_key_error(parsed.model_id, row.key_env, login=row.login)
+    return row.factory(parsed, base_url, key)
