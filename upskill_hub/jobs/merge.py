@@ -32,7 +32,7 @@ if TYPE_CHECKING:
     from huggingface_hub import HfApi
 
     from upskill_hub.evaluation.stats.summarize import ModelStats
-    from upskill_hub.evaluation.types import AssertionResult, Sample
+    from upskill_hub.evaluation.types import AssertionResult, Sample, SampleKey
 
 __all__ = ["MergeResult", "merge_run"]
 
@@ -47,9 +47,6 @@ class MergeResult:
     errors: int
     #: Samples whose claimed outcome did not follow from their assertion results, by shard id.
     regraded: dict[str, int] = field(default_factory=dict)
-
-
-Key = tuple[str, str, int, str]
 
 
 class _Lightener:
@@ -89,7 +86,7 @@ class _Lightener:
 
 def _shard_lines(
     plan: JobsPlan, shard: Shard, api: HfApi, tmp: Path
-) -> dict[Key, tuple[str, dict[str, Any]]]:
+) -> dict[SampleKey, tuple[str, dict[str, Any]]]:
     """The last line (and its parsed data) of each of the shard's keys its Job committed;
     lines cut short by a kill are skipped."""
     path = f"{artifacts.shard_prefix(plan.run_id, shard.id)}/samples.jsonl"
@@ -97,7 +94,7 @@ def _shard_lines(
     if local is None:
         return {}
     wanted = set(shard.keys(plan.model_ids[shard.model], plan.runs, plan.arms))
-    found: dict[Key, tuple[str, dict[str, Any]]] = {}
+    found: dict[SampleKey, tuple[str, dict[str, Any]]] = {}
     with local.open(encoding="utf-8", errors="replace") as handle:
         for line in handle:
             try:
@@ -132,7 +129,7 @@ def regraded_outcome(data: dict[str, Any]) -> str | None:
     return None if derived == claimed else derived
 
 
-def _missing(key: Key, shard: Shard, prompt_hash: str) -> Sample:
+def _missing(key: SampleKey, shard: Shard, prompt_hash: str) -> Sample:
     from upskill_hub.evaluation.run.folder import utc_now
     from upskill_hub.evaluation.types import Sample
 
