@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from upskill_hub.formatting import NONE, interval, percent, points, verdict_interval
+from upskill_hub.formatting import NONE, cases_runs, interval, percent, points, verdict_interval
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -105,8 +105,9 @@ def lift_n(stats: dict[str, Any]) -> str:
     """``10×5``: the cases behind the lift (graded in both arms) and the runs per case."""
     if stats.get("lift") is None:
         return NONE
-    cases = stats.get("lift_cases", stats.get("cases", 0))
-    return f"{cases}×{stats.get('runs', 0)}"
+    return cases_runs(
+        stats.get("lift_cases", stats.get("cases", 0)), stats.get("runs", 0), short=True
+    )
 
 
 def model_notes(stats: dict[str, Any]) -> list[str]:
