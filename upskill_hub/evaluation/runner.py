@@ -258,7 +258,7 @@ async def _run(
         run_dir=folder.path,
         records=RunRecords(folder.samples_file, tally),
         stats=stats,
-        summary=summary.to_dict(),
+        summary=summary,
         expected=expected,
         cancelled=session.cancelled,
     )

@@ -31,6 +31,7 @@ from upskill_hub.jobs.plan import JobsPlan, Shard
 if TYPE_CHECKING:
     from huggingface_hub import HfApi
 
+    from upskill_hub.evaluation.run.records import RunSummary
     from upskill_hub.evaluation.stats.summarize import ModelStats
     from upskill_hub.evaluation.types import AssertionResult, Sample, SampleKey
 
@@ -40,7 +41,7 @@ __all__ = ["MergeResult", "merge_run"]
 @dataclass
 class MergeResult:
     run_dir: Path
-    summary: dict[str, Any]
+    summary: RunSummary
     stats: list[ModelStats]
     expected: int
     missing: int
@@ -262,4 +263,4 @@ def merge_run(plan: JobsPlan, run_dir: Path, api: HfApi | None = None) -> MergeR
             write_lift_chart(summary.models, folder.chart_file, title=f"{info.skill.name}: lift")
         except Exception:  # the chart is a nicety; the numbers are in summary.json
             pass
-    return MergeResult(folder.path, summary.to_dict(), stats, expected, missing, errors, regraded)
+    return MergeResult(folder.path, summary, stats, expected, missing, errors, regraded)
