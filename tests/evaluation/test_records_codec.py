@@ -86,6 +86,9 @@ def test_a_freshly_written_run_folder_matches_the_old_writers(tmp_path: Path) ->
         config.base_url, config.api_key = srv.base_url, "x"
         skill = load_skill(fixture / "skill" / "quux-facts")
         result = evaluate(skill, cases, config, output_root=tmp_path / "runs", write_chart=False)
+    summary = (result.run_dir / "summary.json").read_text(encoding="utf-8")
+    assert isinstance(result.summary, RunSummary)  # the record the run wrote
+    assert _written(tmp_path / "result", result.summary) == summary
     for file, cls in RECORDS.items():
         text = (result.run_dir / file).read_text(encoding="utf-8")
         old = json.loads((GOLDEN / "run_folder_fresh" / file).read_text(encoding="utf-8"))
