@@ -6,7 +6,7 @@ import ast
 import re
 from pathlib import Path
 
-from upskill_hub.formatting import NONE, interval, lift, percent, points, rate
+from upskill_hub.formatting import NONE, cases_runs, interval, lift, percent, points, rate
 
 PACKAGE = Path(__file__).resolve().parents[1] / "upskill_hub"
 
@@ -19,6 +19,12 @@ def test_the_one_way() -> None:
     assert points(0.0) == "+0 pts" and percent(1.0) == "100%"
     assert interval(None) == "" and interval([0.1, 0.2], signed=True) == "[+10, +20]"
     assert lift(None, (0.1, 0.2)) == rate(None) == points(None) == percent(None) == NONE == "—"
+
+
+def test_the_n_behind_a_lift() -> None:
+    assert cases_runs(10, 5) == "10 cases × 5 runs" and cases_runs(1, 1) == "1 case × 1 run"
+    assert cases_runs(0, 2) == "0 cases × 2 runs" and cases_runs(None, None) == "? cases × ? runs"
+    assert cases_runs(10, 5, short=True) == "10×5" and cases_runs(None, 3, short=True) == "?×3"
 
 
 def test_no_other_module_writes_a_rate_another_way() -> None:

@@ -16,6 +16,7 @@ from typing import Any
 
 __all__ = [
     "NONE",
+    "cases_runs",
     "interval",
     "lift",
     "percent",
@@ -37,6 +38,16 @@ def percent(value: float | None) -> str:
 def points(value: float | None) -> str:
     """A difference of rates in percentage points: ``+33 pts``."""
     return NONE if value is None else f"{value * 100:+.0f} pts"
+
+
+def cases_runs(cases: int | None, runs: int | None, *, short: bool = False) -> str:
+    """The n behind a lift, whose unit is the test case: ``10 cases × 5 runs``, or ``short``
+    (a table cell) ``10×5``; ``?`` for an unknown count."""
+    c = "?" if cases is None else str(cases)
+    r = "?" if runs is None else str(runs)
+    if short:
+        return f"{c}×{r}"
+    return f"{c} case{'' if cases == 1 else 's'} × {r} run{'' if runs == 1 else 's'}"
 
 
 def interval(ci: Sequence[float | None] | None, *, signed: bool = False) -> str:

@@ -28,6 +28,7 @@ from upskill_hub.evaluation.config import EvalConfig
 from upskill_hub.evaluation.providers.embedded import EmbeddedProvider
 from upskill_hub.evaluation.report.table import notes
 from upskill_hub.evaluation.run.folder import load_run, read_samples
+from upskill_hub.evaluation.run.records import RunSummary
 from upskill_hub.evaluation.runner import evaluate
 from upskill_hub.evaluation.types import GenerationParams
 from upskill_hub.publish.results_dataset import check_rows, sample_rows
@@ -309,7 +310,7 @@ def test_cli_agent_mode_and_resume(cli_skill: Path, tmp_path: Path) -> None:
         assert any(
             "with_skill: skill loaded in 2/2 samples, 3 turns on average; files read: "
             "references/answer.md x2" in line
-            for line in notes(summary)
+            for line in notes(RunSummary.from_dict(summary))
         )
         again = run_cli("eval", str(cli_skill), "--resume", str(run_dir), "--mode", "inline")
         assert again.returncode == 2 and "--mode" in again.stderr

@@ -329,7 +329,7 @@ def test_failing_samples_are_errors_excluded_from_rates(skill: Skill, tmp_path: 
     assert good_stats["baseline"]["total"] + good_stats["with_skill"]["total"] == 14
     assert good_stats["with_skill"]["pass_rate"] == 1.0
     assert good_stats["baseline"]["pass_rate"] == 0.0
-    assert result.summary["errors"] == 34 and result.missing == 34
+    assert result.summary.errors == 34 and result.missing == 34
 
 
 def test_each_request_goes_to_its_own_model(skill: Skill, tmp_path: Path) -> None:

@@ -216,6 +216,7 @@ def test_old_summaries_read_as_what_they_meant() -> None:
     """A stats_version 2 summary.json graded refusals as fails: its notes say so, once; a
     version 3 one says they are missing."""
     from upskill_hub.evaluation.report.table import notes
+    from upskill_hub.evaluation.run.records import RunSummary
 
     model = {
         "model": "m",
@@ -224,12 +225,12 @@ def test_old_summaries_read_as_what_they_meant() -> None:
         "holm": {"p_adjusted": 0.08, "changed_verdict": True},
     }
     old = {"stats_version": 2, "errors": 5, "rejected": 3, "models": [model]}
-    text = " ".join(notes(old))
+    text = " ".join(notes(RunSummary.from_dict(old)))
     assert "counted as fails: with skill 3" in text and "missing" not in text
     assert "2 sample(s) failed after retries" in text and "3 refused" in text
     assert "not after Holm adjustment" in text  # no adjusted interval in version 2
     new = {"stats_version": 3, "errors": 5, "rejected": 3, "models": [{**model, "missing": {}}]}
-    text = " ".join(notes(new))
+    text = " ".join(notes(RunSummary.from_dict(new)))
     assert "counted as fails" not in text and "missing like errors" in text
     assert "5 sample(s) without an answer (outcome error, 3 of them refused" in text
 

@@ -451,13 +451,13 @@ def eval_command(
     from upskill_hub.evaluation.report.table import print_report
 
     data: dict[str, Any] = {
-        "skill": summary["skill"],
-        "revision": summary["revision"],
+        "skill": summary.skill,
+        "revision": summary.revision,
         "run_dir": str(result.run_dir),
         "models": [m.to_dict() for m in result.stats],
     }
-    if summary.get("agent") is not None:
-        data["mode"], data["agent"] = "agent", summary["agent"]
+    if summary.agent is not None:
+        data["mode"], data["agent"] = "agent", summary.agent
     print_run_outcome(
         output_format, data, lambda out: print_report(out, summary), result.run_dir, pushed
     )

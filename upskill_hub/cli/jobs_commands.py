@@ -105,7 +105,7 @@ def _report(result: MergeResult, output_format: OutputFormat, pushed: Any = None
     from upskill_hub.evaluation.report.table import print_report
 
     data: dict[str, Any] = {
-        "skill": result.summary["skill"],
+        "skill": result.summary.skill,
         "run_dir": str(result.run_dir),
         "expected": result.expected,
         "missing": result.missing,

@@ -5,12 +5,13 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from upskill_hub.evaluation.types import Sample
 
 if TYPE_CHECKING:
     from upskill_hub.evaluation.run.memory import RunRecords
+    from upskill_hub.evaluation.run.records import RunSummary
     from upskill_hub.evaluation.stats.summarize import ModelStats
 
 __all__ = ["EvalResult", "Progress"]
@@ -36,14 +37,15 @@ class EvalResult:
     ``records`` give one compact sample per finished key, in key order (no output, assertion
     reasons or finish time), read from the run folder's samples.jsonl each time they are
     iterated; ``len(records)`` and the counts here come from the run's tallies, so the result
-    holds no sample. ``samples`` are the same samples in full, read on first use (and then
-    kept); :meth:`iter_samples` streams them one at a time instead.
+    holds no sample. ``summary`` is the run's summary.json as written. ``samples`` are the same
+    samples in full, read on first use (and then kept); :meth:`iter_samples` streams them one at
+    a time instead.
     """
 
     run_dir: Path
     records: RunRecords
     stats: list[ModelStats]
-    summary: dict[str, Any]
+    summary: RunSummary
     expected: int
     cancelled: bool = False
     warnings: list[str] = field(default_factory=list)

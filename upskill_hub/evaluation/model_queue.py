@@ -16,9 +16,9 @@ import time
 from collections import deque
 from collections.abc import Iterable, Iterator
 
-__all__ = ["ModelQueue"]
+from upskill_hub.evaluation.types import SampleKey
 
-SampleKey = tuple[str, str, int, str]
+__all__ = ["ModelQueue"]
 
 
 class ModelQueue:

@@ -58,7 +58,6 @@ from upskill_hub.evaluation.model_queue import ModelQueue
 from upskill_hub.evaluation.provider_pool import ProviderPool
 from upskill_hub.evaluation.run.folder import (
     RunFolder,
-    SampleKey,
     SampleLog,
     create_run_dir,
     utc_now,
@@ -71,7 +70,7 @@ from upskill_hub.evaluation.run.records import RunSession
 from upskill_hub.evaluation.run.resume import check_resume, resume_paired
 from upskill_hub.evaluation.run.samples import KeptSamples
 from upskill_hub.evaluation.session import Session, SessionWork
-from upskill_hub.evaluation.types import Sample
+from upskill_hub.evaluation.types import Sample, SampleKey
 from upskill_hub.skill.testcases import TestCase
 
 if TYPE_CHECKING:
@@ -259,7 +258,7 @@ async def _run(
         run_dir=folder.path,
         records=RunRecords(folder.samples_file, tally),
         stats=stats,
-        summary=summary.to_dict(),
+        summary=summary,
         expected=expected,
         cancelled=session.cancelled,
     )

@@ -32,7 +32,7 @@ from upskill_hub.evaluation.retry import (
     complete_with_retries,
     retry_delay,
 )
-from upskill_hub.evaluation.run.folder import SampleKey, SampleLog, utc_now
+from upskill_hub.evaluation.run.folder import SampleLog, utc_now
 from upskill_hub.evaluation.run.memory import RunTally
 from upskill_hub.evaluation.run.order import run_params
 from upskill_hub.evaluation.types import (
@@ -42,6 +42,7 @@ from upskill_hub.evaluation.types import (
     GenerationParams,
     Message,
     Sample,
+    SampleKey,
 )
 from upskill_hub.secrets import Redactor
 from upskill_hub.skill.testcases import TestCase

@@ -17,6 +17,10 @@ AssertionStatus = Literal["pass", "fail", "skipped", "error"]
 
 ARMS: tuple[Arm, Arm] = ("baseline", "with_skill")
 
+#: What names one sample of a run: (model, case_id, run, arm), in the order runs are stored
+#: and reported.
+SampleKey = tuple[str, str, int, str]
+
 
 @dataclass(frozen=True)
 class Message:
@@ -164,7 +168,7 @@ class Sample:
     rejected: str | None = None
 
     @property
-    def key(self) -> tuple[str, str, int, str]:
+    def key(self) -> SampleKey:
         return (self.model, self.case_id, self.run, self.arm)
 
     def to_dict(self) -> dict[str, Any]:

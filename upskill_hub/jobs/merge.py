@@ -31,8 +31,9 @@ from upskill_hub.jobs.plan import JobsPlan, Shard
 if TYPE_CHECKING:
     from huggingface_hub import HfApi
 
+    from upskill_hub.evaluation.run.records import RunSummary
     from upskill_hub.evaluation.stats.summarize import ModelStats
-    from upskill_hub.evaluation.types import AssertionResult, Sample
+    from upskill_hub.evaluation.types import AssertionResult, Sample, SampleKey
 
 __all__ = ["MergeResult", "merge_run"]
 
@@ -40,16 +41,13 @@ __all__ = ["MergeResult", "merge_run"]
 @dataclass
 class MergeResult:
     run_dir: Path
-    summary: dict[str, Any]
+    summary: RunSummary
     stats: list[ModelStats]
     expected: int
     missing: int
     errors: int
     #: Samples whose claimed outcome did not follow from their assertion results, by shard id.
     regraded: dict[str, int] = field(default_factory=dict)
-
-
-Key = tuple[str, str, int, str]
 
 
 class _Lightener:
@@ -89,7 +87,7 @@ class _Lightener:
 
 def _shard_lines(
     plan: JobsPlan, shard: Shard, api: HfApi, tmp: Path
-) -> dict[Key, tuple[str, dict[str, Any]]]:
+) -> dict[SampleKey, tuple[str, dict[str, Any]]]:
     """The last line (and its parsed data) of each of the shard's keys its Job committed;
     lines cut short by a kill are skipped."""
     path = f"{artifacts.shard_prefix(plan.run_id, shard.id)}/samples.jsonl"
@@ -97,7 +95,7 @@ def _shard_lines(
     if local is None:
         return {}
     wanted = set(shard.keys(plan.model_ids[shard.model], plan.runs, plan.arms))
-    found: dict[Key, tuple[str, dict[str, Any]]] = {}
+    found: dict[SampleKey, tuple[str, dict[str, Any]]] = {}
     with local.open(encoding="utf-8", errors="replace") as handle:
         for line in handle:
             try:
@@ -132,7 +130,7 @@ def regraded_outcome(data: dict[str, Any]) -> str | None:
     return None if derived == claimed else derived
 
 
-def _missing(key: Key, shard: Shard, prompt_hash: str) -> Sample:
+def _missing(key: SampleKey, shard: Shard, prompt_hash: str) -> Sample:
     from upskill_hub.evaluation.run.folder import utc_now
     from upskill_hub.evaluation.types import Sample
 
@@ -265,4 +263,4 @@ def merge_run(plan: JobsPlan, run_dir: Path, api: HfApi | None = None) -> MergeR
             write_lift_chart(summary.models, folder.chart_file, title=f"{info.skill.name}: lift")
         except Exception:  # the chart is a nicety; the numbers are in summary.json
             pass
-    return MergeResult(folder.path, summary.to_dict(), stats, expected, missing, errors, regraded)
+    return MergeResult(folder.path, summary, stats, expected, missing, errors, regraded)

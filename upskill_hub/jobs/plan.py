@@ -19,6 +19,7 @@ from typing import Any
 
 from upskill_hub.atomic_io import atomic_write_text
 from upskill_hub.errors import Param, UsageError
+from upskill_hub.evaluation.types import SampleKey
 
 __all__ = ["PLAN_FILE", "JobsPlan", "Shard", "make_shards", "read_plan"]
 
@@ -46,9 +47,7 @@ class Shard:
     #: Samples merged without error (set by the merge; a resume re-runs shards short of it).
     done: int = 0
 
-    def keys(
-        self, model_id: str, runs: int, arms: Sequence[str]
-    ) -> Iterator[tuple[str, str, int, str]]:
+    def keys(self, model_id: str, runs: int, arms: Sequence[str]) -> Iterator[SampleKey]:
         for case_id in self.case_ids:
             for run in range(1, runs + 1):
                 for arm in arms:

@@ -12,13 +12,12 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from upskill_hub.formatting import NONE, lift, percent, points, rate
+from upskill_hub.formatting import NONE, cases_runs, lift, percent, points, rate
 
 __all__ = [
     "NONE",
     "ModelResult",
     "by_model",
-    "cases_runs",
     "lift_with_ci",
     "percent",
     "points",
@@ -79,18 +78,13 @@ def rate_with_ci(row: dict[str, Any] | None) -> str:
     return rate(row["pass_rate"], (row.get("ci_low"), row.get("ci_high")))
 
 
-def cases_runs(cases: Any, runs: Any) -> str:
-    """``10 cases × 5 runs``: the n behind a lift (its unit is the test case)."""
-    c, r = int(cases or 0), int(runs or 0)
-    return f"{c} case{'s' if c != 1 else ''} × {r} run{'s' if r != 1 else ''}"
-
-
 def lift_with_ci(result: ModelResult) -> str:
     """``+45 pts [+15, +65] (10 cases × 5 runs)``; ``NONE`` without a baseline."""
     if result.lift is None:
         return NONE
     row = result._any
-    n = cases_runs(row.get("cases"), row.get("runs")) if row.get("cases") else ""
+    cases, runs = int(row.get("cases") or 0), int(row.get("runs") or 0)
+    n = cases_runs(cases, runs) if cases else ""
     return lift(result.lift, result.lift_ci) + (f" ({n})" if n else "")
 
 

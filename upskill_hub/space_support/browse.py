@@ -73,7 +73,8 @@ def _hit_lift(
 def evidence_markdown(evidence: SkillEvidence | None) -> list[str]:
     """A table of the published lift per model (escaped; each row says who reported it), or
     that none is published."""
-    from upskill_hub.registry.evidence.text import NO_RESULTS, lift_text, n_text, where_text
+    from upskill_hub.formatting import cases_runs
+    from upskill_hub.registry.evidence.text import NO_RESULTS, lift_text, where_text
 
     if evidence is None:
         return []
@@ -89,7 +90,7 @@ def evidence_markdown(evidence: SkillEvidence | None) -> list[str]:
             cells = [
                 md_escape(e.model),
                 md_escape(lift_text(e.lift, e.ci_low, e.ci_high)),
-                md_escape(n_text(e.cases, e.runs)),
+                md_escape(cases_runs(e.cases, e.runs)),
                 md_escape(e.mode),
                 md_escape(where_text(e)),
                 md_escape(f"{e.dataset} ({e.split})"),

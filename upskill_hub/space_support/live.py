@@ -257,7 +257,7 @@ def _final(
     timed_out: bool,
     settings: SpaceSettings,
 ) -> EvalView:
-    models = result.summary.get("models", [])
+    models = result.summary.models
     rows = tables.summary_rows(models)
     verdict = tables.verdict_label(str(models[0]["verdict"])) if models else "no result"
     lines = [f"**Done**: `{skill_name}` on `{model}`: {verdict}."]

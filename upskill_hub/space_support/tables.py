@@ -13,8 +13,7 @@ from typing import Any
 from upskill_hub.evaluation.eval_result import Progress
 from upskill_hub.evaluation.stats.summarize import HELPS, HURTS, UNCLEAR, summarize
 from upskill_hub.evaluation.types import Sample
-from upskill_hub.formatting import NONE, lift, rate, verdict_interval
-from upskill_hub.publish.summary_text import cases_runs
+from upskill_hub.formatting import NONE, cases_runs, lift, rate, verdict_interval
 from upskill_hub.skill.testcases import TestCase
 
 SUMMARY_HEADERS = [
@@ -65,7 +64,8 @@ def summary_rows(models: Sequence[dict[str, Any]]) -> list[list[str]]:
         base, skill = m.get("baseline"), m.get("with_skill")
         lift_text = lift(m.get("lift"), verdict_interval(m))  # Holm-adjusted when several
         if m.get("lift_ci95") and m.get("lift") is not None:
-            lift_text += f" ({cases_runs(m.get('lift_cases', m.get('cases')), m.get('runs'))})"
+            cases = int(m.get("lift_cases", m.get("cases")) or 0)
+            lift_text += f" ({cases_runs(cases, int(m.get('runs') or 0))})"
         errors = sum(int((a or {}).get("errors", 0)) for a in (base, skill))
         rows.append(
             [

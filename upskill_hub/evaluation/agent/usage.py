@@ -5,7 +5,7 @@ summary.json (``agent``) and printed under the lift table."""
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from upskill_hub.evaluation.types import Sample
@@ -71,10 +71,11 @@ def agent_usage(samples: Iterable[Sample]) -> list[dict[str, Any]]:
     return tally.entries()
 
 
-def agent_notes(summary: dict[str, Any]) -> list[str]:
-    """Lines for the report: per model and arm, loads, turns, files read, refusals, stops."""
+def agent_notes(agent: Sequence[dict[str, Any]]) -> list[str]:
+    """Lines for the report from summary.json's ``agent`` entries: per model and arm, loads,
+    turns, files read, refusals, stops."""
     lines = []
-    for entry in summary.get("agent") or []:
+    for entry in agent:
         if entry["arm"] != "with_skill" and not entry["loaded_skill"]:
             continue
         read = ", ".join(f"{path} x{n}" for path, n in list(entry["files_read"].items())[:5])

@@ -9,11 +9,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from upskill_hub.formatting import NONE, interval, percent, points, verdict_interval
+from upskill_hub.formatting import NONE, cases_runs, interval, percent, points, verdict_interval
 
 if TYPE_CHECKING:
     from rich.console import Console
     from rich.table import Table
+
+    from upskill_hub.evaluation.run.records import RunSummary
 
 VERDICT_STYLES = {"helps": "bold green", "hurts": "bold red"}
 
@@ -105,8 +107,9 @@ def lift_n(stats: dict[str, Any]) -> str:
     """``10×5``: the cases behind the lift (graded in both arms) and the runs per case."""
     if stats.get("lift") is None:
         return NONE
-    cases = stats.get("lift_cases", stats.get("cases", 0))
-    return f"{cases}×{stats.get('runs', 0)}"
+    return cases_runs(
+        stats.get("lift_cases", stats.get("cases", 0)), stats.get("runs", 0), short=True
+    )
 
 
 def model_notes(stats: dict[str, Any]) -> list[str]:
@@ -178,26 +181,26 @@ def model_notes(stats: dict[str, Any]) -> list[str]:
     return lines
 
 
-def notes(summary: dict[str, Any]) -> list[str]:
+def notes(summary: RunSummary) -> list[str]:
     """Lines to print under the table: per-model notes, errors, skipped assertions,
     incomplete runs, and old (stats_version 1) results."""
     lines: list[str] = []
-    for stats in summary.get("models", []):
+    for stats in summary.models:
         lines += model_notes(stats)
-    if summary.get("agent"):
+    if summary.agent:
         from upskill_hub.evaluation.agent.usage import agent_notes
 
-        lines += agent_notes(summary)
-    if summary.get("models") and "stats_version" not in summary:
+        lines += agent_notes(summary.agent)
+    if summary.models and summary.stats_version is None:
         lines.append(
             "stats_version 1 run: its lift interval counts every run as independent (too narrow "
             "with several runs); re-run it for intervals by test case."
         )
-    errors = int(summary.get("errors", 0))
+    errors = summary.errors
     if errors:
-        rejected = int(summary.get("rejected") or 0)
+        rejected = summary.rejected or 0
         refused = f", {rejected} of them refused for their prompt" if rejected else ""
-        if summary.get("stats_version", 0) >= 3:
+        if (summary.stats_version or 0) >= 3:
             lines.append(
                 f"{errors} sample(s) without an answer (outcome error{refused}): missing, not "
                 "in the pass rates, and counted in the verdict's worst-case bounds; --resume "
@@ -210,24 +213,24 @@ def notes(summary: dict[str, Any]) -> list[str]:
                 f"{other} sample(s) failed after retries (outcome error): excluded from pass "
                 f"rates{counted}; --resume the run folder to retry them."
             )
-    skipped = int(summary.get("skipped_assertions", 0))
+    skipped = summary.skipped_assertions
     if skipped:
         lines.append(
             f"{skipped} assertion check(s) skipped (no judge model, no compiler or no token "
             "count): they neither passed nor failed their sample."
         )
-    expected, samples = summary.get("expected_samples"), summary.get("samples")
-    if summary.get("cancelled") or (expected is not None and samples != expected):
+    expected, samples = summary.expected_samples, summary.samples
+    if summary.cancelled or (expected is not None and samples != expected):
         lines.append(f"incomplete run: {samples} of {expected} samples.")
     return lines
 
 
-def print_report(console: Console, summary: dict[str, Any]) -> None:
-    """Print the table and the notes of a summary.json dict."""
-    title = f"{summary.get('skill', 'skill')}"
-    if summary.get("revision"):
-        title += f" @ {str(summary['revision'])[:12]}"
-    for table in build_tables(summary.get("models", []), title=title):
+def print_report(console: Console, summary: RunSummary) -> None:
+    """Print the table and the notes of a run's summary.json."""
+    title = summary.skill
+    if summary.revision:
+        title += f" @ {summary.revision[:12]}"
+    for table in build_tables(summary.models, title=title):
         console.print(table)
     for line in notes(summary):
         console.print(f"[yellow]note:[/] {line}", highlight=False)

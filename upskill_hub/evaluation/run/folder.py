@@ -51,7 +51,7 @@ from typing import Any
 from upskill_hub.atomic_io import append_lines, atomic_write_text
 from upskill_hub.errors import UsageError
 from upskill_hub.evaluation.run.records import RunInfo, RunSummary
-from upskill_hub.evaluation.types import Sample
+from upskill_hub.evaluation.types import Sample, SampleKey
 from upskill_hub.skill.testcases import TestCase, TestSuite, dump_suite, read_suite
 
 FORMAT_VERSION = 1
@@ -60,8 +60,6 @@ TESTS_FILE = "tests.json"
 SAMPLES_FILE = "samples.jsonl"
 SUMMARY_FILE = "summary.json"
 CHART_FILE = "lift.png"
-
-SampleKey = tuple[str, str, int, str]
 
 
 def utc_now() -> str:

@@ -33,11 +33,10 @@ from upskill_hub.evaluation.run.benchmark_json import (
 )
 from upskill_hub.evaluation.run.records import RunInfo
 from upskill_hub.evaluation.stats.tallies import ModelTally, SampleCounts
-from upskill_hub.evaluation.types import ARMS, Sample
+from upskill_hub.evaluation.types import ARMS, Sample, SampleKey
 
 __all__ = ["RunRecords", "RunTally"]
 
-SampleKey = tuple[str, str, int, str]
 
 _OUTCOMES = ("pass", "fail", "error")
 _CODE = {name: code for code, name in enumerate(_OUTCOMES)}

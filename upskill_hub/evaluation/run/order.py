@@ -6,8 +6,7 @@ from collections.abc import Callable, Container, Iterable, Iterator, Sequence
 from dataclasses import replace
 from typing import Any
 
-from upskill_hub.evaluation.run.folder import SampleKey
-from upskill_hub.evaluation.types import ARMS, Arm, GenerationParams, Sample
+from upskill_hub.evaluation.types import ARMS, Arm, GenerationParams, Sample, SampleKey
 from upskill_hub.skill.testcases import TestCase
 
 __all__ = ["all_keys", "model_keys", "run_params", "sample_order"]

@@ -5,14 +5,16 @@ summary.json (:class:`RunSummary`).
 what any version wrote: missing keys take their defaults, keys it does not know are kept in
 ``extra`` and written back after the known ones. Keys older files lack and new ones always have
 (``custom_tests``; ``stats_version``, ``lift_method``, ``rejected``) are None when absent and left
-out again by ``to_dict``, so readers can still tell an old run from a new one.
+out again by ``to_dict``, so readers can still tell an old run from a new one. Both directions
+are :mod:`upskill_hub.records_codec` over the fields declared here.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, fields
-from typing import Any
+from dataclasses import dataclass, field
+from typing import Any, Self
 
+from upskill_hub import records_codec as codec
 from upskill_hub.evaluation.types import GenerationParams
 
 __all__ = ["RunInfo", "RunSession", "RunSkill", "RunSummary", "params_dict"]
@@ -20,44 +22,22 @@ __all__ = ["RunInfo", "RunSession", "RunSkill", "RunSummary", "params_dict"]
 
 def params_dict(params: GenerationParams) -> dict[str, Any]:
     """The ``params`` object of run.json."""
-    return {
-        "temperature": params.temperature,
-        "max_tokens": params.max_tokens,
-        "seed": params.seed,
-        "timeout": params.timeout,
-    }
+    return codec.to_dict(params)
 
 
-def _params(data: Any) -> GenerationParams:
-    data = data if isinstance(data, dict) else {}
-    defaults = GenerationParams()
-    seed = data.get("seed")
-    return GenerationParams(
-        temperature=float(data.get("temperature", defaults.temperature)),
-        max_tokens=int(data.get("max_tokens", defaults.max_tokens)),
-        seed=int(seed) if seed is not None else None,
-        timeout=float(data.get("timeout", defaults.timeout)),
-    )
+class _Record:
+    """``to_dict`` / ``from_dict`` of a record, by :mod:`upskill_hub.records_codec`."""
 
+    def to_dict(self) -> dict[str, Any]:
+        return codec.to_dict(self)
 
-def _obj(data: Any) -> dict[str, Any]:
-    return data if isinstance(data, dict) else {}
-
-
-def _opt_str(value: Any) -> str | None:
-    return None if value is None else str(value)
-
-
-def _extra(data: dict[str, Any], known: set[str]) -> dict[str, Any]:
-    return {k: v for k, v in data.items() if k not in known}
-
-
-def _names(cls: type) -> set[str]:
-    return {f.name for f in fields(cls)} - {"extra"}
+    @classmethod
+    def from_dict(cls, data: Any) -> Self:
+        return codec.from_dict(cls, data)
 
 
 @dataclass
-class RunSkill:
+class RunSkill(_Record):
     """run.json ``skill``: what was evaluated and where it came from (``source``: hub or
     local; ``ref`` is how the reproduce command names it)."""
 
@@ -69,78 +49,32 @@ class RunSkill:
     ref: str | None = None
     source: str | None = None
     license: str | None = None
-    extra: dict[str, Any] = field(default_factory=dict)
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "name": self.name,
-            "path": self.path,
-            "repo_id": self.repo_id,
-            "revision": self.revision,
-            "skill_md_sha256": self.skill_md_sha256,
-            "ref": self.ref,
-            "source": self.source,
-            "license": self.license,
-            **self.extra,
-        }
-
-    @classmethod
-    def from_dict(cls, data: Any) -> RunSkill:
-        data = _obj(data)
-        return cls(
-            name=str(data.get("name") or ""),
-            path=str(data.get("path") or ""),
-            repo_id=_opt_str(data.get("repo_id")),
-            revision=_opt_str(data.get("revision")),
-            skill_md_sha256=_opt_str(data.get("skill_md_sha256")),
-            ref=_opt_str(data.get("ref")),
-            source=_opt_str(data.get("source")),
-            license=_opt_str(data.get("license")),
-            extra=_extra(data, _names(cls)),
-        )
+    extra: dict[str, Any] = field(default_factory=dict, metadata=codec.EXTRA)
 
 
 @dataclass
-class RunSession:
+class RunSession(_Record):
     """One run or resume session: when it ran and how many samples it added (``executor``:
     ``jobs`` for a merge of Hugging Face Jobs shards; absent for a local session)."""
 
     started_at: str
     finished_at: str | None = None
     samples: int = 0
-    executor: str | None = None
-
-    def to_dict(self) -> dict[str, Any]:
-        data: dict[str, Any] = {
-            "started_at": self.started_at,
-            "finished_at": self.finished_at,
-            "samples": self.samples,
-        }
-        if self.executor is not None:
-            data["executor"] = self.executor
-        return data
-
-    @classmethod
-    def from_dict(cls, data: Any) -> RunSession:
-        data = _obj(data)
-        return cls(
-            started_at=str(data.get("started_at") or ""),
-            finished_at=_opt_str(data.get("finished_at")),
-            samples=int(data.get("samples") or 0),
-            executor=_opt_str(data.get("executor")),
-        )
+    executor: str | None = field(default=None, metadata=codec.OMIT_NONE)
 
 
 @dataclass
-class RunInfo:
+class RunInfo(_Record):
     """run.json: what was asked (see :mod:`upskill_hub.evaluation.run.folder` for the layout).
     ``models`` are canonical ids, ``model_specs`` the strings given; never an API key."""
 
-    format: int | None = None
+    format: int | None = field(default=None, metadata=codec.meta(read=codec.exact(int)))
     run_id: str = ""
     tool: dict[str, Any] = field(default_factory=dict)
     skill: RunSkill = field(default_factory=RunSkill)
-    custom_tests: bool | None = None
+    custom_tests: bool | None = field(
+        default=None, metadata=codec.meta(omit_none=True, read=codec.exact(bool))
+    )
     models: list[str] = field(default_factory=list)
     model_specs: list[str] = field(default_factory=list)
     runs: int = 1
@@ -152,187 +86,49 @@ class RunInfo:
     base_url: str | None = None
     judge_model: str | None = None
     #: "inline" or "agent" (absent in runs older than agent mode: read as inline)
-    mode: str | None = None
+    mode: str | None = field(default=None, metadata=codec.OMIT_NONE)
     #: agent mode's limits (AgentSettings.to_dict()), only in agent runs
-    agent: dict[str, Any] | None = None
+    agent: dict[str, Any] | None = field(default=None, metadata=codec.OMIT_NONE)
     started_at: str | None = None
     finished_at: str | None = None
     status: str = "running"
     sessions: list[RunSession] = field(default_factory=list)
     reproduce: str | None = None
     resume: str | None = None
-    extra: dict[str, Any] = field(default_factory=dict)
+    extra: dict[str, Any] = field(default_factory=dict, metadata=codec.EXTRA)
 
     @property
     def tool_version(self) -> str | None:
         version = self.tool.get("version")
         return None if version is None else str(version)
 
-    def to_dict(self) -> dict[str, Any]:
-        data: dict[str, Any] = {
-            "format": self.format,
-            "run_id": self.run_id,
-            "tool": dict(self.tool),
-            "skill": self.skill.to_dict(),
-        }
-        if self.custom_tests is not None:
-            data["custom_tests"] = self.custom_tests
-        data.update(
-            {
-                "models": list(self.models),
-                "model_specs": list(self.model_specs),
-                "runs": self.runs,
-                "arms": list(self.arms),
-                "case_ids": list(self.case_ids),
-                "params": params_dict(self.params),
-                "retries": self.retries,
-                "concurrency": self.concurrency,
-                "base_url": self.base_url,
-                "judge_model": self.judge_model,
-            }
-        )
-        if self.mode is not None:
-            data["mode"] = self.mode
-        if self.agent is not None:
-            data["agent"] = dict(self.agent)
-        data.update(
-            {
-                "started_at": self.started_at,
-                "finished_at": self.finished_at,
-                "status": self.status,
-                "sessions": [s.to_dict() for s in self.sessions],
-                "reproduce": self.reproduce,
-                "resume": self.resume,
-            }
-        )
-        data.update(self.extra)
-        return data
-
-    @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> RunInfo:
-        custom = data.get("custom_tests")
-        fmt = data.get("format")
-        return cls(
-            format=fmt if isinstance(fmt, int) else None,
-            run_id=str(data.get("run_id") or ""),
-            tool=dict(_obj(data.get("tool"))),
-            skill=RunSkill.from_dict(data.get("skill")),
-            custom_tests=custom if isinstance(custom, bool) else None,
-            models=[str(m) for m in data.get("models") or []],
-            model_specs=[str(m) for m in data.get("model_specs") or []],
-            runs=int(data.get("runs", 1)),
-            arms=[str(a) for a in data.get("arms") or []],
-            case_ids=[str(c) for c in data.get("case_ids") or []],
-            params=_params(data.get("params")),
-            retries=int(data.get("retries", 3)),
-            concurrency=int(data.get("concurrency", 4)),
-            base_url=_opt_str(data.get("base_url")),
-            judge_model=_opt_str(data.get("judge_model")),
-            mode=_opt_str(data.get("mode")),
-            agent=dict(data["agent"]) if isinstance(data.get("agent"), dict) else None,
-            started_at=_opt_str(data.get("started_at")),
-            finished_at=_opt_str(data.get("finished_at")),
-            status=str(data.get("status") or "running"),
-            sessions=[RunSession.from_dict(s) for s in data.get("sessions") or []],
-            reproduce=_opt_str(data.get("reproduce")),
-            resume=_opt_str(data.get("resume")),
-            extra=_extra(data, _names(cls)),
-        )
-
 
 @dataclass
-class RunSummary:
+class RunSummary(_Record):
     """summary.json: the results of a run's samples so far.
 
     ``models`` holds one ``ModelStats.to_dict(extended=True)`` per model (arms, lift, interval,
     verdict), as written. ``stats_version`` is None for version 1 runs (lift over samples).
     """
 
-    format: int | None = None
-    stats_version: int | None = None
-    lift_method: str | None = None
+    format: int | None = field(default=None, metadata=codec.meta(read=codec.exact(int)))
+    stats_version: int | None = field(default=None, metadata=codec.OMIT_NONE)
+    lift_method: str | None = field(default=None, metadata=codec.OMIT_NONE)
     run_id: str = ""
     skill: str = ""
     revision: str | None = None
     #: "inline" or "agent" (absent in runs older than agent mode)
-    mode: str | None = None
+    mode: str | None = field(default=None, metadata=codec.OMIT_NONE)
     run_dir: str = ""
     complete: bool = True
     cancelled: bool = False
     samples: int = 0
     expected_samples: int | None = None
     errors: int = 0
-    rejected: int | None = None
+    rejected: int | None = field(default=None, metadata=codec.OMIT_NONE)
     skipped_assertions: int = 0
     generated_at: str | None = None
     models: list[dict[str, Any]] = field(default_factory=list)
     #: agent mode's tool use per model and arm (evaluation.agent.usage), only in agent runs
-    agent: list[dict[str, Any]] | None = None
-    extra: dict[str, Any] = field(default_factory=dict)
-
-    def to_dict(self) -> dict[str, Any]:
-        data: dict[str, Any] = {"format": self.format}
-        if self.stats_version is not None:
-            data["stats_version"] = self.stats_version
-        if self.lift_method is not None:
-            data["lift_method"] = self.lift_method
-        data.update(
-            {
-                "run_id": self.run_id,
-                "skill": self.skill,
-                "revision": self.revision,
-            }
-        )
-        if self.mode is not None:
-            data["mode"] = self.mode
-        data.update(
-            {
-                "run_dir": self.run_dir,
-                "complete": self.complete,
-                "cancelled": self.cancelled,
-                "samples": self.samples,
-                "expected_samples": self.expected_samples,
-                "errors": self.errors,
-            }
-        )
-        if self.rejected is not None:
-            data["rejected"] = self.rejected
-        data.update(
-            {
-                "skipped_assertions": self.skipped_assertions,
-                "generated_at": self.generated_at,
-                "models": list(self.models),
-            }
-        )
-        if self.agent is not None:
-            data["agent"] = list(self.agent)
-        data.update(self.extra)
-        return data
-
-    @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> RunSummary:
-        fmt, version = data.get("format"), data.get("stats_version")
-        expected, rejected = data.get("expected_samples"), data.get("rejected")
-        return cls(
-            format=fmt if isinstance(fmt, int) else None,
-            stats_version=int(version) if version is not None else None,
-            lift_method=_opt_str(data.get("lift_method")),
-            run_id=str(data.get("run_id") or ""),
-            skill=str(data.get("skill") or ""),
-            revision=_opt_str(data.get("revision")),
-            mode=_opt_str(data.get("mode")),
-            run_dir=str(data.get("run_dir") or ""),
-            complete=bool(data.get("complete", True)),
-            cancelled=bool(data.get("cancelled", False)),
-            samples=int(data.get("samples") or 0),
-            expected_samples=int(expected) if expected is not None else None,
-            errors=int(data.get("errors") or 0),
-            rejected=int(rejected) if rejected is not None else None,
-            skipped_assertions=int(data.get("skipped_assertions") or 0),
-            generated_at=_opt_str(data.get("generated_at")),
-            models=[m for m in data.get("models") or [] if isinstance(m, dict)],
-            agent=[a for a in data["agent"] if isinstance(a, dict)]
-            if isinstance(data.get("agent"), list)
-            else None,
-            extra=_extra(data, _names(cls)),
-        )
+    agent: list[dict[str, Any]] | None = field(default=None, metadata=codec.OMIT_NONE)
+    extra: dict[str, Any] = field(default_factory=dict, metadata=codec.EXTRA)

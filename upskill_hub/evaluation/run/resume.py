@@ -14,8 +14,8 @@ from upskill_hub.evaluation.agent.settings import AgentSettings
 from upskill_hub.evaluation.config import EvalConfig
 from upskill_hub.evaluation.run.folder import FORMAT_VERSION, RunFolder
 from upskill_hub.evaluation.run.records import RunInfo
-from upskill_hub.evaluation.run.samples import ResumeScan, SampleKey, resume_records
-from upskill_hub.evaluation.types import GenerationParams
+from upskill_hub.evaluation.run.samples import ResumeScan, resume_records
+from upskill_hub.evaluation.types import GenerationParams, SampleKey
 from upskill_hub.skill.testcases import TestCase
 
 __all__ = ["RunOverrides", "check_resume", "config_from_run", "resume_paired", "run_settings"]

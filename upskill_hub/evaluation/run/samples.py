@@ -20,13 +20,12 @@ from collections.abc import Collection, Container, Iterator
 from pathlib import Path
 
 from upskill_hub.atomic_io import atomic_write_chunks
-from upskill_hub.evaluation.types import AssertionResult, Sample
+from upskill_hub.evaluation.types import AssertionResult, Sample, SampleKey
 
 __all__ = ["KeptSamples", "ResumeScan", "compact", "iter_samples", "resume_records"]
 
 log = logging.getLogger(__name__)
 
-SampleKey = tuple[str, str, int, str]
 
 _VERDICTS: dict[tuple[str, str], AssertionResult] = {}
 

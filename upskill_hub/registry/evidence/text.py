@@ -25,13 +25,6 @@ def lift_text(lift: float | None, low: float | None = None, high: float | None =
     return formatting.lift(lift, (low, high) if low is not None and high is not None else None)
 
 
-def n_text(cases: int | None, runs: int | None) -> str:
-    """``3 cases × 2 runs`` (``?`` for an unknown count)."""
-    c = "?" if cases is None else str(cases)
-    r = "?" if runs is None else str(runs)
-    return f"{c} case{'' if cases == 1 else 's'} × {r} run{'' if runs == 1 else 's'}"
-
-
 #: The heading above the per-model lines (CLI and Space).
 HEADING = "published lift (as reported by its publisher; not re-measured):"
 
@@ -60,7 +53,7 @@ def model_line(e: ModelEvidence) -> str:
     """``MODEL  +33 pts [+5, +56] · 3 cases × 2 runs · inline · measured at …``."""
     parts = [
         lift_text(e.lift, e.ci_low, e.ci_high),
-        n_text(e.cases, e.runs),
+        formatting.cases_runs(e.cases, e.runs),
         e.mode,
         where_text(e),
     ]
