@@ -26,6 +26,7 @@ from upskill_hub.cli.output import (
 from upskill_hub.errors import ProviderError, UsageError
 
 if TYPE_CHECKING:
+    from upskill_hub.cli.eval_options import EvalOptions
     from upskill_hub.evaluation.config import EvalConfig
     from upskill_hub.jobs.drive import RunProgress
     from upskill_hub.jobs.merge import MergeResult
@@ -223,56 +224,47 @@ def run_on_jobs(
 
 
 def jobs_eval(
+    options: EvalOptions,
     skill: Skill,
     cases: list[TestCase],
     config: EvalConfig,
     *,
-    spec: str,
     repo_id: str | None,
     revision: str | None,
-    output_root: Path,
-    flags: dict[str, Any],
-    yes: bool,
-    wait: bool,
-    schedule: str | None,
-    output_format: OutputFormat,
-    push: dict[str, Any] | None,
-    push_repo: str | None,
 ) -> None:
     """``eval --executor jobs``: a scheduled eval with ``--schedule``, else a run now."""
-    from upskill_hub.jobs.submit import JobsOptions
-
-    options = JobsOptions(**flags)
-    if schedule is None:
+    jobs = options.jobs_options()
+    if options.schedule is None:
         run_on_jobs(
             skill,
             cases,
             config,
-            options,
-            output_root=output_root,
+            jobs,
+            output_root=options.output,
             repo_id=repo_id,
             revision=revision,
-            yes=yes,
-            wait=wait,
-            output_format=output_format,
-            push=push,
-            push_repo=push_repo,
+            yes=options.yes,
+            wait=not options.no_wait,
+            output_format=options.output_format,
+            push=options.push,
+            push_repo=options.push_repo,
         )
         return
     from upskill_hub.jobs.recurring import create_schedule
 
-    if not push_repo:
-        raise UsageError("--schedule needs --push-results NS/NAME (where each run's split goes)")
-    confirm_or_refuse(yes, f"Create a scheduled Job ({schedule}) evaluating {spec}?")
+    assert options.push_repo  # a rule of eval_options.RULES
+    confirm_or_refuse(
+        options.yes, f"Create a scheduled Job ({options.schedule}) evaluating {options.skill}?"
+    )
     made = create_schedule(
-        spec,
+        options.skill,
         repo_id,
         config,
-        push_repo,
-        schedule,
-        flavor=options.flavor,
-        timeout=options.timeout,
-        install=options.install,
+        options.push_repo,
+        options.schedule,
+        flavor=jobs.flavor,
+        timeout=jobs.timeout,
+        install=jobs.install,
     )
     console().print(f"scheduled eval {made.id}: {made.schedule}, {made.skill} -> {made.results}")
     console().print("list or delete with: upskill-hub jobs schedules [--delete ID]")
