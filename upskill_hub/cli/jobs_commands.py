@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
@@ -34,6 +34,10 @@ if TYPE_CHECKING:
     from upskill_hub.jobs.submit import JobsOptions
     from upskill_hub.skill.model import Skill
     from upskill_hub.skill.testcases import TestCase
+
+#: The run folder the ``jobs`` commands act on, and their ``--format``.
+RunArg = Annotated[Path, typer.Argument(help="Run folder made by eval --executor jobs.")]
+PlainFormatOpt = Annotated[OutputFormat, typer.Option("--format")]
 
 #: Seconds between status polls while waiting (env ``UPSKILL_HUB_JOBS_POLL``).
 POLL_ENV = "UPSKILL_HUB_JOBS_POLL"
@@ -311,8 +315,8 @@ def register(app: typer.Typer) -> None:
 
     @jobs.command("status")
     def status_command(
-        run: Path = typer.Argument(..., help="Run folder made by eval --executor jobs."),
-        output_format: OutputFormat = typer.Option(OutputFormat.text, "--format"),
+        run: RunArg,
+        output_format: PlainFormatOpt = OutputFormat.text,
     ) -> None:
         """Where each shard of a run stands (its Job's stage and finished samples)."""
         from upskill_hub.jobs.drive import progress, refresh
@@ -342,9 +346,9 @@ def register(app: typer.Typer) -> None:
 
     @jobs.command("logs")
     def logs_command(
-        run: Path = typer.Argument(..., help="Run folder made by eval --executor jobs."),
+        run: RunArg,
         shard: str = typer.Option(None, "--shard", help="Only this shard's Job."),
-        output_format: OutputFormat = typer.Option(OutputFormat.text, "--format"),
+        output_format: PlainFormatOpt = OutputFormat.text,
     ) -> None:
         """Print the logs of a run's Jobs."""
         from huggingface_hub import HfApi
@@ -378,8 +382,8 @@ def register(app: typer.Typer) -> None:
 
     @jobs.command("cancel")
     def cancel_command(
-        run: Path = typer.Argument(..., help="Run folder made by eval --executor jobs."),
-        output_format: OutputFormat = typer.Option(OutputFormat.text, "--format"),
+        run: RunArg,
+        output_format: PlainFormatOpt = OutputFormat.text,
     ) -> None:
         """Cancel a run's Jobs; their finished samples stay in the artifact repo."""
         from upskill_hub.jobs.drive import cancel_run
@@ -400,11 +404,11 @@ def register(app: typer.Typer) -> None:
 
     @jobs.command("collect")
     def collect_command(
-        run: Path = typer.Argument(..., help="Run folder made by eval --executor jobs."),
+        run: RunArg,
         wait_timeout: float = typer.Option(
             None, "--wait-timeout", help="Give up waiting after this many seconds."
         ),
-        output_format: OutputFormat = typer.Option(OutputFormat.text, "--format"),
+        output_format: PlainFormatOpt = OutputFormat.text,
     ) -> None:
         """Wait for a run's Jobs (submitting shards still waiting) and merge its run folder."""
         from upskill_hub.jobs.plan import read_plan
@@ -415,7 +419,7 @@ def register(app: typer.Typer) -> None:
     @jobs.command("schedules")
     def schedules_command(
         delete: list[str] = typer.Option(None, "--delete", help="Delete this scheduled eval."),
-        output_format: OutputFormat = typer.Option(OutputFormat.text, "--format"),
+        output_format: PlainFormatOpt = OutputFormat.text,
     ) -> None:
         """List the scheduled evals (eval --schedule), or delete some with --delete ID."""
         from upskill_hub.jobs.recurring import delete_schedule, list_schedules
