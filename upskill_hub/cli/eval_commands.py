@@ -1,23 +1,70 @@
 """``eval``: measure a skill's lift (pass rate with the skill minus without) on its test cases.
 
-Thin adapter over :mod:`upskill_hub.evaluation.runner`: parse flags, find the skill and cases,
-show progress on stderr, print the table (or JSON) and, with ``--push-results NS/NAME``, publish
-the finished run through :func:`upskill_hub.publish.results_dataset.push_results` (a cancelled
-run is not pushed). The first Ctrl-C cancels cleanly (finished
-samples are kept, the resume command is printed, exit 130); a second one stops at once. A run
-where every request of some model's arm failed is no result: after the table, a one-line error
-naming the model and its first error, exit 1 (the run folder is kept; nothing is pushed).
-Heavy libraries are imported only when the command runs.
-"""
+A dispatcher: the flags (declared in :mod:`upskill_hub.cli.eval_options`) become one
+:class:`~upskill_hub.cli.eval_options.EvalOptions`, checked against its table of rules before
+anything is loaded; then one program runs: a run here (:func:`_eval_local`, over
+:mod:`upskill_hub.evaluation.runner`), a run on Hugging Face Jobs
+(:func:`upskill_hub.cli.jobs_commands.jobs_eval`), a trigger eval
+(:func:`upskill_hub.cli.trigger_commands.run_triggers`), or the resume of a run on Jobs.
+
+A run here shows progress on stderr, prints the table (or JSON) and, with ``--push-results
+NS/NAME``, publishes the finished run through
+:func:`upskill_hub.publish.results_dataset.push_results` (a cancelled run is not pushed). The
+first Ctrl-C cancels cleanly (finished samples are kept, the resume command is printed, exit
+130); a second one stops at once. A run where every request of some model's arm failed is no
+result: after the table, a one-line error naming the model and its first error, exit 1 (the run
+folder is kept; nothing is pushed). Heavy libraries are imported only when the command runs."""
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import typer
 
+from upskill_hub.cli.eval_options import (
+    ArtifactRepoOpt,
+    BaseUrlOpt,
+    ConcurrencyOpt,
+    CreatePrOpt,
+    DistractorsOpt,
+    EvalOptions,
+    ExecutorOpt,
+    FlavorOpt,
+    FormatOpt,
+    InstallOpt,
+    JobImageOpt,
+    JobTimeoutOpt,
+    JudgeModelOpt,
+    MaxParallelOpt,
+    MaxTokensOpt,
+    MaxTurnsOpt,
+    ModelOpt,
+    ModeOpt,
+    NoBaselineOpt,
+    NoWaitOpt,
+    OutputOpt,
+    PrivateOpt,
+    PushResultsOpt,
+    ResumeOpt,
+    RetriesOpt,
+    RunsOpt,
+    ScheduleOpt,
+    SeedOpt,
+    ShardSizeOpt,
+    SkillArg,
+    SkillNameOpt,
+    SkillRepoOpt,
+    SplitOpt,
+    TemperatureOpt,
+    TestsOpt,
+    TimeoutOpt,
+    TokenBudgetOpt,
+    TriggersOpt,
+    UpdateSkillCardOpt,
+    YesOpt,
+    check_rules,
+)
 from upskill_hub.cli.output import OutputFormat, console, err_console, print_run_outcome
 from upskill_hub.errors import EvalCancelled, ProviderError, UsageError
 
@@ -26,9 +73,6 @@ if TYPE_CHECKING:
     from upskill_hub.evaluation.eval_result import EvalResult
     from upskill_hub.skill.model import Skill
     from upskill_hub.skill.testcases import TestCase
-
-#: API key for an OpenAI-compatible ``--base-url`` server (keys never go on the command line).
-API_KEY_ENV = "UPSKILL_HUB_API_KEY"
 
 
 def _load(spec: str, skill_name: str | None) -> tuple[Skill, str | None, str | None]:
@@ -55,6 +99,7 @@ def _run(skill: Skill, cases: list[TestCase], config: EvalConfig, **kwargs: Any)
         TimeElapsedColumn,
     )
 
+    from upskill_hub._sync import run_sync
     from upskill_hub.evaluation.eval_result import Progress as RunProgress
     from upskill_hub.evaluation.runner import run_eval
     from upskill_hub.evaluation.types import Sample
@@ -110,7 +155,7 @@ def _run(skill: Skill, cases: list[TestCase], config: EvalConfig, **kwargs: Any)
                 ticker.cancel()
 
     with bar:
-        return asyncio.run(main())
+        return run_sync(main())
 
 
 #: Seconds between progress lines when stderr is not a terminal (the environment may change it).
@@ -144,286 +189,104 @@ async def _progress_lines(latest: list[Any]) -> None:
         err_console().print(line, markup=False, highlight=False, soft_wrap=True)
 
 
-def _push_options(
-    repo: str | None,
-    private: bool,
-    update_skill_card: bool,
-    skill_repo: str | None,
-    create_pr: bool,
-) -> dict[str, Any] | None:
-    """``push_results`` keyword arguments for ``--push-results`` (None without it), checked
-    before the run so that a typo does not cost a whole eval."""
-    if repo is None:
-        used = [
-            flag
-            for flag, on in (
-                ("--private", private),
-                ("--update-skill-card", update_skill_card),
-                ("--skill-repo", skill_repo),
-                ("--create-pr", create_pr),
-            )
-            if on
-        ]
-        if used:
-            raise UsageError(f"{', '.join(used)} apply only with --push-results NS/NAME")
-        return None
-    from upskill_hub.publish.results_dataset import dataset_repo_id
-
-    dataset_repo_id(repo)
-    if (skill_repo or create_pr) and not update_skill_card:
-        raise UsageError("--skill-repo and --create-pr apply only with --update-skill-card")
-    return {
-        "private": private,
-        "update_skill_card": update_skill_card,
-        "skill_repo": skill_repo,
-        "create_pr": create_pr,
-    }
-
-
 def eval_command(
-    skill: str = typer.Argument(
-        ..., help="Skill folder (or its SKILL.md), or a Hub repo id ns/name[@revision]."
-    ),
-    model: list[str] = typer.Option(
-        None,
-        "--model",
-        "-m",
-        help="Model to evaluate; repeat for several. local, openai:M, anthropic:M, haiku, "
-        "sonnet, opus, hf:ORG/M[:PROVIDER], or a bare M with --base-url. Default: local.",
-    ),
-    runs: int = typer.Option(None, "--runs", "-n", help="Runs of each case per arm [default: 1]."),
-    tests: Path = typer.Option(
-        None, "--tests", "-t", help="Test file instead of the skill's skill_meta.json."
-    ),
-    concurrency: int = typer.Option(
-        4, "--concurrency", "-j", help="Requests in flight at most, per model."
-    ),
-    base_url: str = typer.Option(
-        None, "--base-url", help=f"OpenAI/Anthropic-compatible API URL (key from ${API_KEY_ENV})."
-    ),
-    temperature: float = typer.Option(None, "--temperature", help="Sampling temperature [0]."),
-    seed: int = typer.Option(None, "--seed", help="Sampling seed, for APIs that take one."),
-    timeout: float = typer.Option(120.0, "--timeout", help="Seconds per request before retrying."),
-    retries: int = typer.Option(3, "--retries", help="Retries of a failed request (429, 5xx...)."),
-    max_tokens: int = typer.Option(
-        None,
-        "--max-tokens",
-        help="Reply length limit [1024; 384 when only the embedded model runs].",
-    ),
-    judge_model: str = typer.Option(
-        None, "--judge-model", help="Model grading 'judge' assertions (skipped without one)."
-    ),
-    output: Path = typer.Option(Path("runs"), "--output", "-o", help="Where run folders go."),
-    resume: Path = typer.Option(
-        None, "--resume", help="Finish this run folder: run only missing or errored samples."
-    ),
-    no_baseline: bool = typer.Option(False, "--no-baseline", help="Only the with-skill arm."),
-    skill_name: str = typer.Option(None, "--skill", help="Which skill of a multi-skill Hub repo."),
-    output_format: OutputFormat = typer.Option(
-        OutputFormat.text, "--format", help="Output format: text or json."
-    ),
-    push_repo: str = typer.Option(
-        None,
-        "--push-results",
-        help="After the run, publish it to this Hub results dataset NS/NAME (a new split).",
-    ),
-    private: bool = typer.Option(
-        False, "--private", help="With --push-results: create the dataset as private."
-    ),
-    update_skill_card: bool = typer.Option(
-        False, "--update-skill-card", help="With --push-results: also update the skill's card."
-    ),
-    skill_repo: str = typer.Option(
-        None, "--skill-repo", help="With --update-skill-card: the skill model repo NS/NAME."
-    ),
-    create_pr: bool = typer.Option(
-        False, "--create-pr", help="With --update-skill-card: open a pull request instead."
-    ),
-    mode: str = typer.Option(
-        None,
-        "--mode",
-        help="inline: SKILL.md in the system prompt [default]. agent: the model sees the skill's "
-        "name and description and loads it and its files through Skill and Read tools.",
-    ),
-    max_turns: int = typer.Option(
-        None, "--max-turns", help="Agent mode: model calls per sample at most [8]."
-    ),
-    token_budget: int = typer.Option(
-        None,
-        "--token-budget",
-        help="Agent mode: stop a sample's tool loop after this many tokens, all turns [60000].",
-    ),
-    triggers: Path = typer.Option(
-        None,
-        "--triggers",
-        help="Trigger eval: queries file [{query, should_trigger}] (a path in the skill folder, "
-        "e.g. evals/eval_queries.json, works too). Measures whether the model loads the skill.",
-    ),
-    distractors: Path = typer.Option(
-        None,
-        "--distractors",
-        help="Trigger eval: folder of other skills listed beside this one [skills bundled with "
-        "upskill-hub].",
-    ),
-    split: float = typer.Option(
-        None,
-        "--split",
-        help="Trigger eval: share of queries in the train set (e.g. 0.6); the rest is the "
-        "validation set, fixed by --seed.",
-    ),
-    executor: str = typer.Option(
-        "local", "--executor", help="Where requests run: local, or jobs (Hugging Face Jobs)."
-    ),
-    flavor: str = typer.Option("cpu-basic", "--flavor", help="With --executor jobs: hardware."),
-    artifact_repo: str = typer.Option(
-        None,
-        "--artifact-repo",
-        help="With --executor jobs: dataset for shards [you/upskill-hub-runs].",
-    ),
-    max_parallel: int = typer.Option(
-        10, "--max-parallel", help="With --executor jobs: Jobs at once."
-    ),
-    job_timeout: str = typer.Option("2h", "--job-timeout", help="With --executor jobs: per Job."),
-    shard_size: int = typer.Option(
-        2000, "--shard-size", help="With --executor jobs: samples per Job."
-    ),
-    install: str = typer.Option(
-        "pypi", "--install", help="With --executor jobs: pypi, wheel (this checkout) or none."
-    ),
-    job_image: str = typer.Option(
-        None, "--job-image", help="With --executor jobs: Docker image [python:3.12; vLLM's]."
-    ),
-    no_wait: bool = typer.Option(False, "--no-wait", help="With --executor jobs: submit and exit."),
-    yes: bool = typer.Option(
-        False, "--yes", "-y", help="With --executor jobs: submit without asking."
-    ),
-    schedule: str = typer.Option(
-        None, "--schedule", help="With --executor jobs: re-run on a schedule (@weekly, cron)."
-    ),
+    skill: SkillArg,
+    model: ModelOpt = None,
+    runs: RunsOpt = None,
+    tests: TestsOpt = None,
+    concurrency: ConcurrencyOpt = 4,
+    base_url: BaseUrlOpt = None,
+    temperature: TemperatureOpt = None,
+    seed: SeedOpt = None,
+    timeout: TimeoutOpt = 120.0,
+    retries: RetriesOpt = 3,
+    max_tokens: MaxTokensOpt = None,
+    judge_model: JudgeModelOpt = None,
+    output: OutputOpt = Path("runs"),
+    resume: ResumeOpt = None,
+    no_baseline: NoBaselineOpt = False,
+    skill_name: SkillNameOpt = None,
+    output_format: FormatOpt = OutputFormat.text,
+    push_repo: PushResultsOpt = None,
+    private: PrivateOpt = False,
+    update_skill_card: UpdateSkillCardOpt = False,
+    skill_repo: SkillRepoOpt = None,
+    create_pr: CreatePrOpt = False,
+    mode: ModeOpt = None,
+    max_turns: MaxTurnsOpt = None,
+    token_budget: TokenBudgetOpt = None,
+    triggers: TriggersOpt = None,
+    distractors: DistractorsOpt = None,
+    split: SplitOpt = None,
+    executor: ExecutorOpt = "local",
+    flavor: FlavorOpt = "cpu-basic",
+    artifact_repo: ArtifactRepoOpt = None,
+    max_parallel: MaxParallelOpt = 10,
+    job_timeout: JobTimeoutOpt = "2h",
+    shard_size: ShardSizeOpt = 2000,
+    install: InstallOpt = "pypi",
+    job_image: JobImageOpt = None,
+    no_wait: NoWaitOpt = False,
+    yes: YesOpt = False,
+    schedule: ScheduleOpt = None,
 ) -> None:
     """Evaluate a skill: pass rate with it in the prompt minus without, per model, with 95% CIs."""
-    from upskill_hub.evaluation.config import check_base_url
+    run_eval_command(EvalOptions(**locals()))  # the parameters are EvalOptions' fields
 
-    check_base_url(base_url)
-    push = _push_options(push_repo, private, update_skill_card, skill_repo, create_pr)
-    if resume is not None and not (resume / "run.json").is_file():
-        raise UsageError(f"--resume {resume}: not a run folder (no run.json)")
-    if tests is not None and not tests.is_file():
-        raise UsageError(f"--tests {tests}: no such file")
-    if executor not in ("local", "jobs"):
-        raise UsageError(f"--executor {executor!r}: local or jobs")
-    if resume is not None and (resume / "jobs.json").is_file():  # a run on Jobs
+
+def run_eval_command(options: EvalOptions) -> None:
+    """Check ``options`` (values, then :data:`~upskill_hub.cli.eval_options.RULES`) before
+    anything is loaded, then run the program they ask for."""
+    options.check_values()
+    check_rules(options)
+    if options.program == "jobs-resume":
         from upskill_hub.cli.jobs_commands import resume_on_jobs
 
+        assert options.resume is not None
         resume_on_jobs(
-            resume, yes=yes, wait=not no_wait, output_format=output_format, concurrency=concurrency
+            options.resume,
+            yes=options.yes,
+            wait=not options.no_wait,
+            output_format=options.output_format,
+            concurrency=options.concurrency,
         )
         return
-    from upskill_hub.cli.agent_options import agent_settings
-    from upskill_hub.evaluation.run.resume import RunOverrides, run_settings
-    from upskill_hub.skill.testcases import read_suite
-
-    agent = agent_settings(mode, max_turns, token_budget, triggers=triggers is not None)
-    if triggers is not None:
-        from upskill_hub.cli.agent_options import refuse_with_triggers
-
-        refuse_with_triggers(
-            {
-                "--tests": tests is not None,
-                "--resume": resume is not None,
-                "--no-baseline": no_baseline,
-                "--judge-model": judge_model is not None,
-                "--update-skill-card": update_skill_card,
-                "--executor jobs": executor == "jobs",
-            }
-        )
-    loaded, repo_id, revision = _load(skill, skill_name)
-    overrides = RunOverrides(
-        models=model or None,
-        runs=runs,
-        temperature=temperature,
-        max_tokens=max_tokens,
-        seed=seed,
-        base_url=base_url,
-        judge_model=judge_model,
-        no_baseline=no_baseline,
-        timeout=timeout,
-        concurrency=concurrency,
-        retries=retries,
-        api_key=os.environ.get(API_KEY_ENV) or None,
-        mode=mode,
-        agent=agent,
-    )
-    if triggers is not None:
+    overrides = options.overrides(options.agent_settings())
+    loaded, repo_id, revision = _load(options.skill, options.skill_name)
+    if options.program == "triggers":
         from upskill_hub.cli.trigger_commands import run_triggers
 
-        run_triggers(
-            loaded,
-            triggers,
-            overrides,
-            distractors=distractors,
-            split=split,
-            output=output,
-            output_format=output_format,
-            skill_ref=f"{repo_id}@{revision}" if repo_id and revision else repo_id,
-            push_repo=push_repo if push is not None else None,
-            push_private=private,
-        )
+        skill_ref = f"{repo_id}@{revision}" if repo_id and revision else repo_id
+        run_triggers(options, loaded, overrides, skill_ref=skill_ref)
         return
-    if split is not None or distractors is not None:
-        raise UsageError("--split and --distractors apply only with --triggers FILE")
+    from upskill_hub.evaluation.run.resume import run_settings
+    from upskill_hub.skill.testcases import read_suite
+
     config, cases = run_settings(
         loaded.tests,
         overrides,
-        resume=resume,
-        tests=read_suite(tests).cases if tests is not None else None,
+        resume=options.resume,
+        tests=read_suite(options.tests).cases if options.tests is not None else None,
         skill_path=loaded.path,
     )
-    if executor == "jobs":
+    if options.program == "jobs":
         from upskill_hub.cli.jobs_commands import jobs_eval
 
-        if resume is not None:
-            raise UsageError(f"--resume {resume}: a local run; resume it without --executor jobs")
-        if no_wait and push is not None and not schedule:
-            raise UsageError(
-                "--push-results waits for the run: drop --no-wait, or run `results push RUN "
-                "--repo NS/NAME` after `jobs collect RUN`"
-            )
-
-        jobs_eval(
-            loaded,
-            cases,
-            config,
-            spec=skill,
-            repo_id=repo_id,
-            revision=revision,
-            output_root=output,
-            flags={
-                "flavor": flavor,
-                "artifact_repo": artifact_repo,
-                "max_parallel": max_parallel,
-                "timeout": job_timeout,
-                "shard_samples": shard_size,
-                "install": install,
-                "image": job_image,
-            },
-            yes=yes,
-            wait=not no_wait,
-            schedule=schedule,
-            output_format=output_format,
-            push=push,
-            push_repo=push_repo,
-        )
+        jobs_eval(options, loaded, cases, config, repo_id=repo_id, revision=revision)
         return
-    jobs_only = (
-        ("--schedule", schedule),
-        ("--no-wait", no_wait),
-        ("--artifact-repo", artifact_repo),
-        ("--job-image", job_image),
-    )
-    used = [flag for flag, value in jobs_only if value]
-    if used:
-        raise UsageError(f"{', '.join(used)} apply only with --executor jobs")
+    _eval_local(options, loaded, cases, config, repo_id=repo_id, revision=revision)
+
+
+def _eval_local(
+    options: EvalOptions,
+    skill: Skill,
+    cases: list[TestCase],
+    config: EvalConfig,
+    *,
+    repo_id: str | None,
+    revision: str | None,
+) -> None:
+    """Run here, print the table (or JSON), push a finished run with ``--push-results``."""
     from upskill_hub.evaluation.providers.resolve import model_kind
 
     if any(model_kind(m) == "vllm" for m in config.models):
@@ -431,25 +294,44 @@ def eval_command(
 
         config = local_vllm(config)
     result = _run(
-        loaded,
+        skill,
         cases,
         config,
-        output_root=output,
-        resume_from=resume,
+        output_root=options.output,
+        resume_from=options.resume,
         repo_id=repo_id,
         revision=revision,
     )
-    summary = result.summary
     # an arm without a single graded sample is no result: say so and exit 1 (the run folder
     # and summary.json are written; --resume retries the errors)
     failure = None if result.cancelled else result.unmeasured()
+    push = options.push
     pushed = None
-    if push is not None and not result.cancelled and failure is None:
+    if push is not None and options.push_repo and not result.cancelled and failure is None:
         from upskill_hub.publish.results_dataset import push_results
 
-        pushed = push_results(result.run_dir, push_repo, **push)
+        pushed = push_results(result.run_dir, options.push_repo, **push)
+    _print_result(result, options.output_format, pushed)
+    if result.cancelled:
+        info = (result.run_dir / "run.json").read_text(encoding="utf-8")
+        import json
+
+        resume_cmd = json.loads(info).get("resume", "")
+        saved = result.expected - result.missing
+        raise EvalCancelled(
+            f"cancelled: {saved} of {result.expected} samples saved in {result.run_dir}; "
+            f"resume with: {resume_cmd}"
+        )
+    if failure is not None:
+        not_pushed = "; results not pushed" if push is not None else ""
+        raise ProviderError(f"{failure}; run folder: {result.run_dir}{not_pushed}")
+
+
+def _print_result(result: EvalResult, output_format: OutputFormat, pushed: Any) -> None:
+    """The run's table (or JSON), where its card went, and its warnings."""
     from upskill_hub.evaluation.report.table import print_report
 
+    summary = result.summary
     data: dict[str, Any] = {
         "skill": summary.skill,
         "revision": summary.revision,
@@ -468,19 +350,6 @@ def eval_command(
             console().print(f"skill card updated: commit {pushed.skill_card_commit}")
     for warning in result.warnings:
         err_console().print(f"[yellow]warning:[/] {warning}")
-    if result.cancelled:
-        info = (result.run_dir / "run.json").read_text(encoding="utf-8")
-        import json
-
-        resume_cmd = json.loads(info).get("resume", "")
-        saved = result.expected - result.missing
-        raise EvalCancelled(
-            f"cancelled: {saved} of {result.expected} samples saved in {result.run_dir}; "
-            f"resume with: {resume_cmd}"
-        )
-    if failure is not None:
-        not_pushed = "; results not pushed" if push is not None else ""
-        raise ProviderError(f"{failure}; run folder: {result.run_dir}{not_pushed}")
 
 
 def power_command(
@@ -496,9 +365,7 @@ def power_command(
     power: float = typer.Option(0.8, "--power", help="Power to find the cases for."),
     sims: int = typer.Option(1000, "--sims", help="Simulated evals per design."),
     seed: int = typer.Option(0, "--seed", help="Simulation seed."),
-    output_format: OutputFormat = typer.Option(
-        OutputFormat.text, "--format", help="Output format: text or json."
-    ),
+    output_format: FormatOpt = OutputFormat.text,
 ) -> None:
     """Plan an eval: the chance of a "helps" verdict at --cases x --runs, and the cases needed
     for 80% power, by simulating evals judged with the shipped statistics."""

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
@@ -26,6 +26,7 @@ from upskill_hub.cli.output import (
 from upskill_hub.errors import ProviderError, UsageError
 
 if TYPE_CHECKING:
+    from upskill_hub.cli.eval_options import EvalOptions
     from upskill_hub.evaluation.config import EvalConfig
     from upskill_hub.jobs.drive import RunProgress
     from upskill_hub.jobs.merge import MergeResult
@@ -33,6 +34,10 @@ if TYPE_CHECKING:
     from upskill_hub.jobs.submit import JobsOptions
     from upskill_hub.skill.model import Skill
     from upskill_hub.skill.testcases import TestCase
+
+#: The run folder the ``jobs`` commands act on, and their ``--format``.
+RunArg = Annotated[Path, typer.Argument(help="Run folder made by eval --executor jobs.")]
+PlainFormatOpt = Annotated[OutputFormat, typer.Option("--format")]
 
 #: Seconds between status polls while waiting (env ``UPSKILL_HUB_JOBS_POLL``).
 POLL_ENV = "UPSKILL_HUB_JOBS_POLL"
@@ -223,56 +228,47 @@ def run_on_jobs(
 
 
 def jobs_eval(
+    options: EvalOptions,
     skill: Skill,
     cases: list[TestCase],
     config: EvalConfig,
     *,
-    spec: str,
     repo_id: str | None,
     revision: str | None,
-    output_root: Path,
-    flags: dict[str, Any],
-    yes: bool,
-    wait: bool,
-    schedule: str | None,
-    output_format: OutputFormat,
-    push: dict[str, Any] | None,
-    push_repo: str | None,
 ) -> None:
     """``eval --executor jobs``: a scheduled eval with ``--schedule``, else a run now."""
-    from upskill_hub.jobs.submit import JobsOptions
-
-    options = JobsOptions(**flags)
-    if schedule is None:
+    jobs = options.jobs_options()
+    if options.schedule is None:
         run_on_jobs(
             skill,
             cases,
             config,
-            options,
-            output_root=output_root,
+            jobs,
+            output_root=options.output,
             repo_id=repo_id,
             revision=revision,
-            yes=yes,
-            wait=wait,
-            output_format=output_format,
-            push=push,
-            push_repo=push_repo,
+            yes=options.yes,
+            wait=not options.no_wait,
+            output_format=options.output_format,
+            push=options.push,
+            push_repo=options.push_repo,
         )
         return
     from upskill_hub.jobs.recurring import create_schedule
 
-    if not push_repo:
-        raise UsageError("--schedule needs --push-results NS/NAME (where each run's split goes)")
-    confirm_or_refuse(yes, f"Create a scheduled Job ({schedule}) evaluating {spec}?")
+    assert options.push_repo  # a rule of eval_options.RULES
+    confirm_or_refuse(
+        options.yes, f"Create a scheduled Job ({options.schedule}) evaluating {options.skill}?"
+    )
     made = create_schedule(
-        spec,
+        options.skill,
         repo_id,
         config,
-        push_repo,
-        schedule,
-        flavor=options.flavor,
-        timeout=options.timeout,
-        install=options.install,
+        options.push_repo,
+        options.schedule,
+        flavor=jobs.flavor,
+        timeout=jobs.timeout,
+        install=jobs.install,
     )
     console().print(f"scheduled eval {made.id}: {made.schedule}, {made.skill} -> {made.results}")
     console().print("list or delete with: upskill-hub jobs schedules [--delete ID]")
@@ -319,8 +315,8 @@ def register(app: typer.Typer) -> None:
 
     @jobs.command("status")
     def status_command(
-        run: Path = typer.Argument(..., help="Run folder made by eval --executor jobs."),
-        output_format: OutputFormat = typer.Option(OutputFormat.text, "--format"),
+        run: RunArg,
+        output_format: PlainFormatOpt = OutputFormat.text,
     ) -> None:
         """Where each shard of a run stands (its Job's stage and finished samples)."""
         from upskill_hub.jobs.drive import progress, refresh
@@ -350,9 +346,9 @@ def register(app: typer.Typer) -> None:
 
     @jobs.command("logs")
     def logs_command(
-        run: Path = typer.Argument(..., help="Run folder made by eval --executor jobs."),
+        run: RunArg,
         shard: str = typer.Option(None, "--shard", help="Only this shard's Job."),
-        output_format: OutputFormat = typer.Option(OutputFormat.text, "--format"),
+        output_format: PlainFormatOpt = OutputFormat.text,
     ) -> None:
         """Print the logs of a run's Jobs."""
         from huggingface_hub import HfApi
@@ -386,8 +382,8 @@ def register(app: typer.Typer) -> None:
 
     @jobs.command("cancel")
     def cancel_command(
-        run: Path = typer.Argument(..., help="Run folder made by eval --executor jobs."),
-        output_format: OutputFormat = typer.Option(OutputFormat.text, "--format"),
+        run: RunArg,
+        output_format: PlainFormatOpt = OutputFormat.text,
     ) -> None:
         """Cancel a run's Jobs; their finished samples stay in the artifact repo."""
         from upskill_hub.jobs.drive import cancel_run
@@ -408,11 +404,11 @@ def register(app: typer.Typer) -> None:
 
     @jobs.command("collect")
     def collect_command(
-        run: Path = typer.Argument(..., help="Run folder made by eval --executor jobs."),
+        run: RunArg,
         wait_timeout: float = typer.Option(
             None, "--wait-timeout", help="Give up waiting after this many seconds."
         ),
-        output_format: OutputFormat = typer.Option(OutputFormat.text, "--format"),
+        output_format: PlainFormatOpt = OutputFormat.text,
     ) -> None:
         """Wait for a run's Jobs (submitting shards still waiting) and merge its run folder."""
         from upskill_hub.jobs.plan import read_plan
@@ -423,7 +419,7 @@ def register(app: typer.Typer) -> None:
     @jobs.command("schedules")
     def schedules_command(
         delete: list[str] = typer.Option(None, "--delete", help="Delete this scheduled eval."),
-        output_format: OutputFormat = typer.Option(OutputFormat.text, "--format"),
+        output_format: PlainFormatOpt = OutputFormat.text,
     ) -> None:
         """List the scheduled evals (eval --schedule), or delete some with --delete ID."""
         from upskill_hub.jobs.recurring import delete_schedule, list_schedules

@@ -51,6 +51,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from upskill_hub._sync import blocking, cancel_event
 from upskill_hub.errors import Param, UpskillHubError, UsageError
 from upskill_hub.evaluation.config import EvalConfig, SkillLike
 from upskill_hub.evaluation.eval_result import EvalResult, Progress
@@ -110,7 +111,7 @@ async def run_eval(
     output_root: Path = Path("runs"),
     resume_from: Path | None = None,
     on_sample: Callable[[Sample, Progress], None] | None = None,
-    cancel: asyncio.Event | None = None,
+    cancel: asyncio.Event | threading.Event | None = None,
     providers: dict[str, Provider] | None = None,
     repo_id: str | None = None,
     revision: str | None = None,
@@ -123,7 +124,8 @@ async def run_eval(
     of the skill's origin; ``resume_from`` continues an existing run folder: models, cases, runs,
     arms, temperature/max_tokens/seed and SKILL.md must match) and :class:`RunHooks`
     (``on_sample``, ``cancel``, and ``providers`` the caller keeps; the others are resolved here
-    and closed at the end).
+    and closed at the end). ``cancel`` may also be a ``threading.Event`` set from another thread
+    (noticed within 50 ms).
     """
     plan = RunPlan(
         run_dir=run_dir,
@@ -134,7 +136,9 @@ async def run_eval(
         skill_ref=skill_ref,
         write_chart=write_chart,
     )
-    return await run_planned(skill, cases, config, plan, RunHooks(on_sample, cancel, providers))
+    async with cancel_event(cancel) as event:
+        hooks = RunHooks(on_sample, event, providers)
+        return await run_planned(skill, cases, config, plan, hooks)
 
 
 async def run_planned(
@@ -300,55 +304,13 @@ def _unsent_params_warnings(pool: ProviderPool, config: EvalConfig) -> list[str]
     return warnings
 
 
-def evaluate(
-    skill: SkillLike,
-    cases: Sequence[TestCase],
-    config: EvalConfig,
-    *,
-    run_dir: Path | None = None,
-    output_root: Path = Path("runs"),
-    resume_from: Path | None = None,
-    on_sample: Callable[[Sample, Progress], None] | None = None,
-    cancel: threading.Event | None = None,
-    providers: dict[str, Provider] | None = None,
-    repo_id: str | None = None,
-    revision: str | None = None,
-    skill_ref: str | None = None,
-    write_chart: bool = True,
-) -> EvalResult:
+evaluate = blocking(
+    run_eval,
+    "evaluate",
     """Blocking :func:`run_eval` for threads without an event loop (the Space's worker thread).
 
     ``on_sample`` runs in the calling thread as samples finish; setting the ``threading.Event``
     ``cancel`` from any thread cancels the run (noticed within 50 ms), which then returns with
     ``cancelled=True`` and the stats of what finished.
-    """
-
-    plan = RunPlan(
-        run_dir=run_dir,
-        output_root=output_root,
-        resume_from=resume_from,
-        repo_id=repo_id,
-        revision=revision,
-        skill_ref=skill_ref,
-        write_chart=write_chart,
-    )
-
-    async def main() -> EvalResult:
-        event = asyncio.Event()
-        watcher: asyncio.Task[None] | None = None
-        if cancel is not None:
-
-            async def watch() -> None:
-                while not cancel.is_set():
-                    await asyncio.sleep(0.05)
-                event.set()
-
-            watcher = asyncio.create_task(watch())
-        try:
-            hooks = RunHooks(on_sample=on_sample, cancel=event, providers=providers)
-            return await run_planned(skill, cases, config, plan, hooks)
-        finally:
-            if watcher is not None:
-                watcher.cancel()
-
-    return asyncio.run(main())
+    """,
+)

@@ -56,6 +56,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from upskill_hub import __version__
+from upskill_hub._sync import blocking
 from upskill_hub.errors import InvalidSkill, Param, ProviderError, UsageError
 from upskill_hub.evaluation.eval_result import EvalResult
 from upskill_hub.evaluation.run.info import skill_sha256
@@ -520,10 +521,4 @@ async def run_generate(
         await pool.aclose()
 
 
-def generate(
-    config: GenerateConfig, *, on_event: Callable[[str], None] | None = None
-) -> GenerateResult:
-    """Blocking :func:`run_generate`."""
-    import asyncio
-
-    return asyncio.run(run_generate(config, on_event=on_event))
+generate = blocking(run_generate, "generate", """Blocking :func:`run_generate`.""")

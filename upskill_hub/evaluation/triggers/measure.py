@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from upskill_hub import __version__
+from upskill_hub._sync import blocking
 from upskill_hub.atomic_io import append_line, atomic_write_text
 from upskill_hub.errors import UpskillHubError, UsageError
 from upskill_hub.evaluation.agent.arms import check_tool_support, retried_turns, retry_schedule
@@ -277,33 +278,8 @@ async def run_trigger_eval(
     return TriggerResult(path, samples, stats, summary)
 
 
-def evaluate_triggers(
-    skill: object,
-    queries: Sequence[TriggerQuery],
-    distractors: Sequence[SkillFolder],
-    config: EvalConfig,
-    *,
-    output_root: Path = Path("runs"),
-    split: tuple[float, int] | None = None,
-    queries_file: str = "evals/eval_queries.json",
-    distractors_ref: str | None = None,
-    skill_ref: str | None = None,
-    providers: dict[str, Provider] | None = None,
-    on_sample: Callable[[TriggerSample, int, int], None] | None = None,
-) -> TriggerResult:
-    """Blocking :func:`run_trigger_eval` (threads without an event loop)."""
-    return asyncio.run(
-        run_trigger_eval(
-            skill,
-            queries,
-            distractors,
-            config,
-            output_root=output_root,
-            split=split,
-            queries_file=queries_file,
-            distractors_ref=distractors_ref,
-            skill_ref=skill_ref,
-            providers=providers,
-            on_sample=on_sample,
-        )
-    )
+evaluate_triggers = blocking(
+    run_trigger_eval,
+    "evaluate_triggers",
+    """Blocking :func:`run_trigger_eval` (threads without an event loop).""",
+)
