@@ -30,6 +30,7 @@ def run_triggers(
     push_repo: str | None = None,
     push_private: bool = False,
 ) -> None:
+    from upskill_hub.backoff import RetryPolicy
     from upskill_hub.evaluation.config import EvalConfig
     from upskill_hub.evaluation.report.triggers import print_trigger_report
     from upskill_hub.evaluation.triggers.measure import evaluate_triggers
@@ -71,7 +72,7 @@ def run_triggers(
             seed=seed,
             timeout=overrides.timeout,
         ),
-        retries=overrides.retries,
+        retry=RetryPolicy(retries=overrides.retries),
         base_url=overrides.base_url,
         api_key=overrides.api_key,
         agent=overrides.agent,

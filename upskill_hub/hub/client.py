@@ -37,7 +37,7 @@ from huggingface_hub.utils import (
 )
 
 from upskill_hub import __version__
-from upskill_hub.backoff import backoff_delay
+from upskill_hub.backoff import RetryPolicy
 from upskill_hub.errors import HubError, Param, UsageError
 from upskill_hub.hub.errors import map_hub_error, transient
 
@@ -47,22 +47,8 @@ COMMIT_RE = re.compile(r"[0-9a-f]{40}")
 _REPO_ID_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,95}/[A-Za-z0-9][A-Za-z0-9._-]{0,95}")
 
 
-@dataclass(frozen=True)
-class RetryPolicy:
-    """How often and how patiently transient failures (429, 5xx, dropped links) are retried."""
-
-    attempts: int = 4
-    base_delay: float = 0.5
-    max_delay: float = 10.0
-
-    def delay(self, attempt: int, retry_after: float | None) -> float:
-        return backoff_delay(
-            attempt,
-            retry_after,
-            base=self.base_delay,
-            cap=self.max_delay,
-            retry_after_max=self.max_delay,
-        )
+#: The Hub's retries: four tries, waits capped at 10 s (a Retry-After too).
+HUB_RETRY = RetryPolicy(retries=3, base_s=0.5, max_s=10.0, retry_after_max_s=10.0)
 
 
 @dataclass(frozen=True)
@@ -130,7 +116,7 @@ class Hub:
         none."""
         self.endpoint = (endpoint or constants.ENDPOINT).rstrip("/")
         self._token = token
-        self.retry = retry or RetryPolicy()
+        self.retry = retry or HUB_RETRY
         quiet_huggingface_hub()
         self.api = HfApi(
             endpoint=self.endpoint,
@@ -160,15 +146,15 @@ class Hub:
         (listings, which go through its ``http_backoff``): stacking both multiplies the wait.
         """
         attempt = 0
-        attempts = self.retry.attempts if retries else 1
         while True:
             attempt += 1
             try:
                 return fn()
             except Exception as exc:
                 retry, retry_after = transient(exc)
-                if retry and attempt < attempts:
-                    time.sleep(self.retry.delay(attempt, retry_after))
+                delay = self.retry.next_delay(attempt, retry and retries, retry_after)
+                if delay is not None:
+                    time.sleep(delay)
                     continue
                 mapped = self.map_error(
                     exc, repo_id=repo_id, revision=revision, action=action, attempts=attempt
