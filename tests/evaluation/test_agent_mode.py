@@ -21,6 +21,7 @@ from tests.support.llm_servers import (
     skill_agent,
     tool_results,
 )
+from upskill_hub.backoff import RetryPolicy
 from upskill_hub.errors import UsageError
 from upskill_hub.evaluation.agent import AgentSettings
 from upskill_hub.evaluation.agent.usage import agent_usage
@@ -83,13 +84,12 @@ def cases(n: int = 3) -> list[TestCase]:
     ]
 
 
-def config(srv: FakeLLMServer, model: str, **extra: Any) -> EvalConfig:
+def config(srv: FakeLLMServer, model: str, *, retries: int = 3, **extra: Any) -> EvalConfig:
     values: dict[str, Any] = {
         "models": [model],
         "base_url": srv.base_url,
         "params": GenerationParams(max_tokens=64, timeout=5.0),
-        "backoff_base_s": 0.01,
-        "backoff_max_s": 0.05,
+        "retry": RetryPolicy(retries=retries, base_s=0.01, max_s=0.05),
         "agent": AgentSettings(),
     }
     values.update(extra)

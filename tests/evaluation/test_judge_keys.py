@@ -16,6 +16,7 @@ import pytest
 
 from tests.cli_runner import run_cli
 from tests.support.llm_servers import FakeLLMServer, openai_server, system_prompt
+from upskill_hub.backoff import RetryPolicy
 from upskill_hub.errors import ProviderError
 from upskill_hub.evaluation.config import EvalConfig
 from upskill_hub.evaluation.judges import judge_route, planned_requests
@@ -73,8 +74,7 @@ def hf_config(**extra: Any) -> EvalConfig:
         models=["hf:org/model"],
         api_key=VISITOR_HF,
         params=GenerationParams(max_tokens=32, timeout=5.0),
-        backoff_base_s=0.01,
-        backoff_max_s=0.02,
+        retry=RetryPolicy(base_s=0.01, max_s=0.02),
         **extra,
     )
 

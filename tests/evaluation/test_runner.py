@@ -23,7 +23,7 @@ from tests.support.llm_servers import (
     skill_aware,
     system_prompt,
 )
-from upskill_hub.backoff import backoff_delay
+from upskill_hub.backoff import RetryPolicy, backoff_delay
 from upskill_hub.errors import UnknownModel, UsageError
 from upskill_hub.evaluation.config import EvalConfig
 from upskill_hub.evaluation.eval_result import EvalResult, Progress
@@ -72,15 +72,16 @@ def skill(tmp_path: Path) -> Skill:
     return load_skill(folder)
 
 
-def fast(**overrides: Any) -> EvalConfig:
+def fast(
+    *, retries: int = 3, base_s: float = 0.01, max_s: float = 0.05, **overrides: Any
+) -> EvalConfig:
+    """A config for the fake servers: short waits between retries."""
     values: dict[str, Any] = {
         "models": ["fake-model"],
         "runs": 1,
         "concurrency": 4,
         "params": GenerationParams(temperature=0.0, max_tokens=64, seed=None, timeout=5.0),
-        "retries": 3,
-        "backoff_base_s": 0.01,
-        "backoff_max_s": 0.05,
+        "retry": RetryPolicy(retries=retries, base_s=base_s, max_s=max_s),
     }
     values.update(overrides)
     return EvalConfig(**values)
@@ -302,8 +303,8 @@ def test_failing_samples_are_errors_excluded_from_rates(skill: Skill, tmp_path: 
             models=["fake-model", "other-model"],
             retries=1,
             concurrency=1,
-            backoff_base_s=0.0,
-            backoff_max_s=0.0,
+            base_s=0.0,
+            max_s=0.0,
         )
         result = evaluate(
             skill, cases(12), config, output_root=tmp_path, providers=providers, write_chart=False
@@ -511,6 +512,17 @@ def test_backoff_delay() -> None:
     assert backoff_delay(1, None, base=1, rng=_Fixed(0.0)) == 0.5
     assert backoff_delay(3, None, base=1, rng=_Fixed(1.0)) == 4.0
     assert backoff_delay(10, None, base=1, cap=5, rng=_Fixed(1.0)) == 5.0
+
+
+def test_retry_policy_says_when_to_stop_and_how_long_to_wait() -> None:
+    policy = RetryPolicy(retries=2, base_s=1.0, max_s=3.0, retry_after_max_s=5.0)
+    assert policy.attempts == 3
+    assert policy.next_delay(1, False, None) is None  # a final error is never retried
+    assert policy.next_delay(3, True, None) is None  # the retries are used up
+    assert 0.5 <= (policy.next_delay(1, True, None) or 0) <= 1.0
+    assert 5.0 <= (policy.next_delay(2, True, 60.0) or 0) <= 5.5  # Retry-After, capped
+    assert policy.delay(10, None, rng=_Fixed(1.0)) == 3.0  # max_s caps the backoff
+    assert EvalConfig().retry == RetryPolicy()
 
 
 def test_public_url_drops_credentials() -> None:

@@ -75,8 +75,8 @@ def test_a_request_waiting_for_its_retry_frees_its_worker(skill: Skill, tmp_path
             base_url=srv.base_url,
             concurrency=1,
             no_baseline=True,
-            backoff_base_s=2.0,
-            backoff_max_s=2.0,
+            base_s=2.0,
+            max_s=2.0,
         )
         result = evaluate(skill, cases(3), config, output_root=tmp_path, write_chart=False)
         asked = [(r.fault, last_user_message(r.json or {})) for r in srv.requests]

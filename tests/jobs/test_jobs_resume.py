@@ -41,9 +41,11 @@ def job_pid(job_id: str) -> int:
 
 
 def committed(api: HfApi, repo: str, run_id: str, shard_id: str) -> int:
+    from upskill_hub.hub.client import Hub
     from upskill_hub.jobs.artifacts import read_json
 
-    status = read_json(api, repo, f"runs/{run_id}/shards/{shard_id}/status.json")
+    hub = Hub(endpoint=api.endpoint, token=api.token)
+    status = read_json(hub, repo, f"runs/{run_id}/shards/{shard_id}/status.json")
     return int(status["done"]) if status else 0
 
 

@@ -300,9 +300,11 @@ def hostile_hub() -> Iterator[HostileHub]:
 @pytest.fixture
 def fast_hub_for() -> HubFactory:
     """A registry Hub client for ``url`` with quick retries (tests need not wait seconds)."""
-    from upskill_hub.hub.client import Hub, RetryPolicy
+    from dataclasses import replace
+
+    from upskill_hub.hub.client import HUB_RETRY, Hub
 
     def make(url: str, attempts: int = 3) -> Any:
-        return Hub(endpoint=url, retry=RetryPolicy(attempts=attempts, base_delay=0.01))
+        return Hub(endpoint=url, retry=replace(HUB_RETRY, retries=attempts - 1, base_s=0.01))
 
     return make

@@ -147,26 +147,25 @@ def _finish(
     push_repo: str | None = None,
     timeout_s: float | None = None,
 ) -> None:
-    from huggingface_hub import HfApi
-
+    from upskill_hub.hub.client import Hub
     from upskill_hub.jobs.drive import wait_run
     from upskill_hub.jobs.keys import plan_secrets
     from upskill_hub.jobs.merge import merge_run
 
     secrets = plan_secrets(plan.secret_names)
-    api = HfApi()
+    hub = Hub()
     bar, on_progress = _progress_printer()
     with bar:
         wait_run(
             plan,
             run_dir,
             secrets,
-            api=api,
+            hub=hub,
             on_progress=on_progress,
             poll_s=_poll_s(),
             timeout_s=timeout_s,
         )
-        result = merge_run(plan, run_dir, api)
+        result = merge_run(plan, run_dir, hub)
     _warn_regraded(result)
     pushed = None
     if push is not None and push_repo and result.missing == 0:
@@ -351,13 +350,11 @@ def register(app: typer.Typer) -> None:
         output_format: PlainFormatOpt = OutputFormat.text,
     ) -> None:
         """Print the logs of a run's Jobs."""
-        from huggingface_hub import HfApi
-
-        from upskill_hub.jobs.artifacts import hub_call
+        from upskill_hub.hub.client import Hub
         from upskill_hub.jobs.plan import read_plan
 
         plan = read_plan(run)
-        api = HfApi()
+        hub = Hub()
         chosen = [plan.shard(shard)] if shard else plan.shards
         out = console()
         found: list[dict[str, Any]] = []
@@ -367,12 +364,7 @@ def register(app: typer.Typer) -> None:
             job_id = item.job_id
             if output_format is OutputFormat.text:
                 out.print(f"===== shard {item.id} (job {job_id}) =====")
-            lines = hub_call(
-                f"fetch_job_logs {job_id}",
-                lambda job_id=job_id: list(  # type: ignore[misc]
-                    api.fetch_job_logs(job_id=job_id, namespace=plan.namespace)
-                ),
-            )
+            lines = hub.fetch_job_logs(job_id, plan.namespace)
             found.append({"id": item.id, "job_id": job_id, "lines": lines})
             if output_format is OutputFormat.text:
                 for line in lines:

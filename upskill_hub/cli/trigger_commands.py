@@ -84,6 +84,7 @@ def run_triggers(
 
 def _config(overrides: RunOverrides) -> EvalConfig:
     """The trigger eval's config: the run flags over the defaults (3 runs per query)."""
+    from upskill_hub.backoff import RetryPolicy
     from upskill_hub.evaluation.config import EvalConfig
     from upskill_hub.evaluation.types import GenerationParams
 
@@ -102,7 +103,7 @@ def _config(overrides: RunOverrides) -> EvalConfig:
             seed=overrides.seed,
             timeout=overrides.timeout,
         ),
-        retries=overrides.retries,
+        retry=RetryPolicy(retries=overrides.retries),
         base_url=overrides.base_url,
         api_key=overrides.api_key,
         agent=overrides.agent,

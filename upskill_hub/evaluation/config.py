@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Protocol
 from urllib.parse import urlsplit
 
+from upskill_hub.backoff import RetryPolicy
 from upskill_hub.errors import Param, UsageError
 from upskill_hub.evaluation.agent.settings import AgentSettings
 from upskill_hub.evaluation.judges import JudgeScope
@@ -68,14 +69,13 @@ class EvalConfig:
     #: Requests in flight at most, per model (each model has its own workers).
     concurrency: int = 4
     params: GenerationParams = field(default_factory=GenerationParams)
-    retries: int = 3
+    #: Retries of a failed model request (its ``retries`` is ``--retries`` and run.json's
+    #: ``retries``).
+    retry: RetryPolicy = field(default_factory=RetryPolicy)
     base_url: str | None = None
     api_key: str | None = field(default=None, repr=False)
     no_baseline: bool = False
     judge_model: str | None = None
-    backoff_base_s: float = 0.5
-    backoff_max_s: float = 30.0
-    retry_after_max_s: float = 120.0
     #: ``None``: inline mode (SKILL.md in the system prompt); else agent mode with these limits.
     agent: AgentSettings | None = None
     #: Where judge models may run (:mod:`upskill_hub.evaluation.judges`): ``any`` (another
@@ -98,8 +98,8 @@ class EvalConfig:
             raise UsageError(Param("runs"), f" must be at least 1 (got {self.runs})")
         if self.concurrency < 1:
             raise UsageError(Param("concurrency"), f" must be at least 1 (got {self.concurrency})")
-        if self.retries < 0:
-            raise UsageError(Param("retries"), f" must be 0 or more (got {self.retries})")
+        if self.retry.retries < 0:
+            raise UsageError(Param("retries"), f" must be 0 or more (got {self.retry.retries})")
         check_base_url(self.base_url)
         if self.judge_scope not in ("any", "run"):
             raise UsageError(f"judge_scope must be 'any' or 'run' (got {self.judge_scope!r})")

@@ -2,20 +2,19 @@
 teacher all call :func:`complete_with_retries` (as inspect_ai keeps retries in its model layer).
 
 A retryable :class:`~upskill_hub.errors.ProviderError` (429, 5xx, timeouts, dropped
-connections) waits by :func:`upskill_hub.backoff.backoff_delay` (a server's Retry-After wins)
-and tries again; a final error, or a provider bug, ends in :class:`RetriesExhausted` carrying
-the error and the number of attempts. A provider that never answers is cut off at 1.25x its
-timeout plus 2 s.
+connections) waits as the :class:`~upskill_hub.backoff.RetryPolicy` says (a server's
+Retry-After wins) and tries again; a final error, or a provider bug, ends in
+:class:`RetriesExhausted` carrying the error and the number of attempts. A provider that
+never answers is cut off at 1.25x its timeout plus 2 s.
 """
 
 from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from upskill_hub.backoff import backoff_delay
+from upskill_hub.backoff import RetryPolicy
 from upskill_hub.errors import ProviderError
 
 if TYPE_CHECKING:
@@ -24,22 +23,10 @@ if TYPE_CHECKING:
 
 __all__ = [
     "RetriesExhausted",
-    "RetrySchedule",
     "call_once",
     "call_with_retries",
     "complete_with_retries",
-    "retry_delay",
 ]
-
-
-@dataclass(frozen=True)
-class RetrySchedule:
-    """How often and how long to retry a model call."""
-
-    retries: int = 3
-    base_s: float = 0.5
-    max_s: float = 30.0
-    retry_after_max_s: float = 120.0
 
 
 class RetriesExhausted(Exception):
@@ -55,11 +42,11 @@ async def complete_with_retries(
     provider: Provider,
     messages: list[Message],
     params: GenerationParams,
-    schedule: RetrySchedule = RetrySchedule(),
+    policy: RetryPolicy = RetryPolicy(),
 ) -> tuple[Completion, int]:
     """``provider.complete`` with retries: (the completion, attempts it took)."""
     return await call_with_retries(
-        provider.model_id, lambda: provider.complete(messages, params), params.timeout, schedule
+        provider.model_id, lambda: provider.complete(messages, params), params.timeout, policy
     )
 
 
@@ -67,7 +54,7 @@ async def call_with_retries(
     model_id: str,
     call: Callable[[], Awaitable[Completion]],
     timeout: float,
-    schedule: RetrySchedule = RetrySchedule(),
+    policy: RetryPolicy = RetryPolicy(),
 ) -> tuple[Completion, int]:
     """Any model call (``call`` makes a fresh request each time) with retries: (the completion,
     attempts it took). Agent mode's tool calls use this too."""
@@ -77,7 +64,7 @@ async def call_with_retries(
         try:
             return await call_once(model_id, call, timeout), attempt
         except ProviderError as exc:
-            delay = retry_delay(exc, attempt, schedule)
+            delay = policy.next_delay(attempt, exc.retryable, exc.retry_after)
             if delay is None:
                 raise RetriesExhausted(exc, attempt) from None
             await asyncio.sleep(delay)
@@ -97,17 +84,3 @@ async def call_once(
         raise ProviderError(
             f"{model_id}: no response within {backstop:g}s (timeout)", retryable=True
         ) from None
-
-
-def retry_delay(error: ProviderError, attempt: int, schedule: RetrySchedule) -> float | None:
-    """Seconds to wait before trying again after try number ``attempt`` failed with ``error``;
-    None when the error is final (not retryable, or the retries are used up)."""
-    if not error.retryable or attempt > schedule.retries:
-        return None
-    return backoff_delay(
-        attempt,
-        error.retry_after,
-        base=schedule.base_s,
-        cap=schedule.max_s,
-        retry_after_max=schedule.retry_after_max_s,
-    )

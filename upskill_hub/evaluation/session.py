@@ -25,13 +25,7 @@ from upskill_hub.errors import Param, ProviderError, UpskillHubError
 from upskill_hub.evaluation.eval_result import Progress
 from upskill_hub.evaluation.model_queue import ModelQueue
 from upskill_hub.evaluation.prompts import build_messages, prompt_hash
-from upskill_hub.evaluation.retry import (
-    RetriesExhausted,
-    RetrySchedule,
-    call_once,
-    complete_with_retries,
-    retry_delay,
-)
+from upskill_hub.evaluation.retry import RetriesExhausted, call_once, complete_with_retries
 from upskill_hub.evaluation.run.folder import SampleLog, utc_now
 from upskill_hub.evaluation.run.memory import RunTally
 from upskill_hub.evaluation.run.order import run_params
@@ -222,19 +216,11 @@ class Session:
             elapsed_s=time.monotonic() - self.started,
         )
 
-    def _schedule(self) -> RetrySchedule:
-        return RetrySchedule(
-            retries=self.config.retries,
-            base_s=self.config.backoff_base_s,
-            max_s=self.config.backoff_max_s,
-            retry_after_max_s=self.config.retry_after_max_s,
-        )
-
     async def _call(
         self, provider: Provider, messages: list[Message], params: GenerationParams
     ) -> tuple[Completion, int]:
-        """``provider.complete`` with the run's retry schedule (:class:`RetriesExhausted`)."""
-        return await complete_with_retries(provider, messages, params, self._schedule())
+        """``provider.complete`` with the run's retry policy (:class:`RetriesExhausted`)."""
+        return await complete_with_retries(provider, messages, params, self.config.retry)
 
     async def _try(
         self,
@@ -252,7 +238,7 @@ class Session:
                 provider.model_id, lambda: provider.complete(messages, params), params.timeout
             )
         except ProviderError as exc:
-            delay = retry_delay(exc, attempt, self._schedule())
+            delay = self.config.retry.next_delay(attempt, exc.retryable, exc.retry_after)
             if delay is None:
                 queue.finished(key)
                 raise RetriesExhausted(exc, attempt) from None

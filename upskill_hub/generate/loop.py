@@ -185,6 +185,7 @@ class _Generator:
         return load_skill(folder)
 
     async def _measure(self, skill: Skill, iteration: int, origin: Origin) -> _Measured:
+        from upskill_hub.backoff import RetryPolicy
         from upskill_hub.evaluation.config import EvalConfig
         from upskill_hub.evaluation.runner import run_eval
 
@@ -194,7 +195,7 @@ class _Generator:
             runs=cfg.runs,
             concurrency=cfg.concurrency,
             params=cfg.student_params,
-            retries=cfg.retries,
+            retry=RetryPolicy(retries=cfg.retries),
             base_url=cfg.base_url,
             api_key=cfg.api_key,
             judge_model=cfg.judge_model,

@@ -25,8 +25,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
+from upskill_hub.backoff import RetryPolicy
 from upskill_hub.errors import InvalidTestFile, UpskillHubError
-from upskill_hub.evaluation.retry import RetriesExhausted, RetrySchedule, complete_with_retries
+from upskill_hub.evaluation.retry import RetriesExhausted, complete_with_retries
 from upskill_hub.evaluation.types import GenerationParams, Message
 from upskill_hub.skill.scaffold import normalize_name
 from upskill_hub.skill.testcases import TestCase, suite_from_obj
@@ -418,7 +419,7 @@ async def ask_teacher(
     for _round in range(repairs + 1):
         try:
             completion, _ = await complete_with_retries(
-                provider, messages, params, RetrySchedule(retries=retries)
+                provider, messages, params, RetryPolicy(retries=retries)
             )
         except RetriesExhausted as failed:
             raise TeacherError(f"teacher {provider.model_id}: {failed.error}") from None

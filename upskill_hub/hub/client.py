@@ -1,9 +1,11 @@
-"""The one place that talks to the Hub.
+"""The one place that talks to the Hub: repos, files, commits, and Jobs.
 
 Builds :class:`huggingface_hub.HfApi` (which honours ``HF_TOKEN``, ``HF_ENDPOINT`` and
-``HF_HOME`` itself), retries transient failures with exponential backoff, and turns
-huggingface_hub's exceptions into our typed errors with a one-line message that names the repo
-and says what to do. Tokens are never put into messages.
+``HF_HOME`` itself) with our ``library_name``/``library_version``, retries transient failures
+as its :class:`~upskill_hub.backoff.RetryPolicy` says, and turns huggingface_hub's exceptions
+into our typed errors with a one-line message that names the repo (or the Job) and says what
+to do. Tokens are never put into messages. Nothing else in the package constructs ``HfApi``
+(``tests/hub/test_one_client.py``).
 """
 
 from __future__ import annotations
@@ -16,12 +18,13 @@ import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from huggingface_hub import (
     HfApi,
     constants,
     get_cached_repo_tree,
+    get_token,
     hf_hub_download,
     snapshot_download,
 )
@@ -37,9 +40,12 @@ from huggingface_hub.utils import (
 )
 
 from upskill_hub import __version__
-from upskill_hub.backoff import backoff_delay
+from upskill_hub.backoff import RetryPolicy
 from upskill_hub.errors import HubError, Param, UsageError
 from upskill_hub.hub.errors import map_hub_error, transient
+
+if TYPE_CHECKING:
+    from huggingface_hub import JobHardwareInfo, JobInfo, ScheduledJobInfo
 
 T = TypeVar("T")
 
@@ -47,22 +53,8 @@ COMMIT_RE = re.compile(r"[0-9a-f]{40}")
 _REPO_ID_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,95}/[A-Za-z0-9][A-Za-z0-9._-]{0,95}")
 
 
-@dataclass(frozen=True)
-class RetryPolicy:
-    """How often and how patiently transient failures (429, 5xx, dropped links) are retried."""
-
-    attempts: int = 4
-    base_delay: float = 0.5
-    max_delay: float = 10.0
-
-    def delay(self, attempt: int, retry_after: float | None) -> float:
-        return backoff_delay(
-            attempt,
-            retry_after,
-            base=self.base_delay,
-            cap=self.max_delay,
-            retry_after_max=self.max_delay,
-        )
+#: The Hub's retries: four tries, waits capped at 10 s (a Retry-After too).
+HUB_RETRY = RetryPolicy(retries=3, base_s=0.5, max_s=10.0, retry_after_max_s=10.0)
 
 
 @dataclass(frozen=True)
@@ -130,7 +122,7 @@ class Hub:
         none."""
         self.endpoint = (endpoint or constants.ENDPOINT).rstrip("/")
         self._token = token
-        self.retry = retry or RetryPolicy()
+        self.retry = retry or HUB_RETRY
         quiet_huggingface_hub()
         self.api = HfApi(
             endpoint=self.endpoint,
@@ -153,25 +145,34 @@ class Hub:
         revision: str | None = None,
         action: str = "request",
         retries: bool = True,
+        idempotent: bool = True,
+        repo_type: str = "model",
     ) -> T:
         """Run ``fn`` with retries on transient failures; map any Hub failure to a typed error.
 
         Pass ``retries=False`` for huggingface_hub calls that already retry on their own
         (listings, which go through its ``http_backoff``): stacking both multiplies the wait.
+        ``idempotent=False`` (starting a Job) retries only failures the server cannot have
+        acted on (:func:`~upskill_hub.hub.errors.transient`).
         """
         attempt = 0
-        attempts = self.retry.attempts if retries else 1
         while True:
             attempt += 1
             try:
                 return fn()
             except Exception as exc:
-                retry, retry_after = transient(exc)
-                if retry and attempt < attempts:
-                    time.sleep(self.retry.delay(attempt, retry_after))
+                retry, retry_after = transient(exc, idempotent=idempotent)
+                delay = self.retry.next_delay(attempt, retry and retries, retry_after)
+                if delay is not None:
+                    time.sleep(delay)
                     continue
                 mapped = self.map_error(
-                    exc, repo_id=repo_id, revision=revision, action=action, attempts=attempt
+                    exc,
+                    repo_id=repo_id,
+                    revision=revision,
+                    action=action,
+                    attempts=attempt,
+                    repo_type=repo_type,
                 )
                 if mapped is None:
                     raise
@@ -185,13 +186,18 @@ class Hub:
         revision: str | None = None,
         action: str = "request",
         attempts: int = 1,
+        repo_type: str = "model",
     ) -> HubError | UsageError | None:
-        """The typed error for a huggingface_hub / network exception, or None if it is not one."""
+        """The typed error for a huggingface_hub / network exception, or None if it is not one.
+
+        The token every call sends (given, or HF_TOKEN / the saved login) is redacted from the
+        server's text."""
+        token = self._token if self._token is not None else get_token()
         return map_hub_error(
             exc,
             endpoint=self.endpoint,
-            repo_url=self.repo_url(repo_id),
-            token=self._token if isinstance(self._token, str) else None,
+            repo_url=self.repo_url(repo_id, repo_type),
+            token=token if isinstance(token, str) else None,
             repo_id=repo_id,
             revision=revision,
             action=action,
@@ -456,15 +462,132 @@ class Hub:
         )
         return [t.name for t in refs.tags]
 
-    def whoami(self) -> str:
-        """The user name the token belongs to (for default push namespaces)."""
-        info = self.call(lambda: self.api.whoami(), repo_id="whoami", action="whoami")
+    def whoami(self, *, action: str = "whoami") -> str:
+        """The user name the token belongs to (for default push namespaces); ``action`` names
+        the call in an error message."""
+        info = self.call(lambda: self.api.whoami(), repo_id=action, action=action)
         name = info.get("name") if isinstance(info, dict) else None
         if not isinstance(name, str) or not name:
             raise HubError(
                 "whoami: the Hub returned no user name; pass ", Param("repo_id", "NS/NAME")
             )
         return name
+
+    # -- Jobs ----------------------------------------------------------------------------------
+
+    def run_job(
+        self,
+        *,
+        image: str,
+        command: list[str],
+        env: dict[str, Any],
+        secrets: dict[str, str],
+        flavor: str,
+        timeout: str,
+        labels: dict[str, str],
+        name: str,
+        namespace: str,
+        action: str = "run_job",
+    ) -> JobInfo:
+        """Start a Job; retried only when the Hub cannot have started it (never twice).
+        ``action`` names the call in an error message."""
+        return self.call(
+            lambda: self.api.run_job(
+                image=image,
+                command=command,
+                env=env,
+                secrets=secrets,
+                flavor=flavor,
+                timeout=timeout,
+                labels=labels,
+                name=name,
+                namespace=namespace,
+            ),
+            repo_id=action,
+            action=action,
+            idempotent=False,
+        )
+
+    def inspect_job(self, job_id: str, namespace: str) -> JobInfo:
+        """The Job's spec and status (its stage: RUNNING, COMPLETED, ERROR, CANCELED...)."""
+        action = f"inspect_job {job_id}"
+        return self.call(
+            lambda: self.api.inspect_job(job_id=job_id, namespace=namespace),
+            repo_id=action,
+            action=action,
+        )
+
+    def cancel_job(self, job_id: str, namespace: str) -> None:
+        """Cancel a Job (one already finished stays as it is)."""
+        action = f"cancel_job {job_id}"
+        self.call(
+            lambda: self.api.cancel_job(job_id=job_id, namespace=namespace),
+            repo_id=action,
+            action=action,
+        )
+
+    def fetch_job_logs(self, job_id: str, namespace: str) -> list[str]:
+        """The Job's log lines so far."""
+        action = f"fetch_job_logs {job_id}"
+        return self.call(
+            lambda: list(self.api.fetch_job_logs(job_id=job_id, namespace=namespace)),
+            repo_id=action,
+            action=action,
+            retries=False,  # the log stream reconnects through huggingface_hub's own backoff
+        )
+
+    def list_jobs_hardware(self) -> list[JobHardwareInfo]:
+        """The Job flavors and their prices."""
+        action = "list_jobs_hardware"
+        return self.call(lambda: self.api.list_jobs_hardware(), repo_id=action, action=action)
+
+    def create_scheduled_job(
+        self,
+        *,
+        image: str,
+        command: list[str],
+        schedule: str,
+        env: dict[str, Any],
+        secrets: dict[str, str],
+        flavor: str,
+        timeout: str,
+        labels: dict[str, str],
+    ) -> ScheduledJobInfo:
+        """Create a scheduled Job; retried only when the Hub cannot have created it."""
+        action = "create_scheduled_job"
+        return self.call(
+            lambda: self.api.create_scheduled_job(
+                image=image,
+                command=command,
+                schedule=schedule,
+                env=env,
+                secrets=secrets,
+                flavor=flavor,
+                timeout=timeout,
+                labels=labels,
+            ),
+            repo_id=action,
+            action=action,
+            idempotent=False,
+        )
+
+    def list_scheduled_jobs(self, labels: dict[str, str]) -> list[ScheduledJobInfo]:
+        """The token's scheduled Jobs carrying ``labels``."""
+        action = "list_scheduled_jobs"
+        return self.call(
+            lambda: list(self.api.list_scheduled_jobs(labels=labels)),
+            repo_id=action,
+            action=action,
+        )
+
+    def delete_scheduled_job(self, scheduled_job_id: str) -> None:
+        """Delete a scheduled Job (the Jobs it already ran stay)."""
+        action = f"delete_scheduled_job {scheduled_job_id}"
+        self.call(
+            lambda: self.api.delete_scheduled_job(scheduled_job_id=scheduled_job_id),
+            repo_id=action,
+            action=action,
+        )
 
 
 def _remote_file(f: RepoFile) -> RemoteFile:

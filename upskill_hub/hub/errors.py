@@ -3,8 +3,9 @@
 :func:`map_hub_error` gives every failure one line that names the repo and says what to do, and
 data on the error (``status``, ``repo_id``, ``revision``) so callers branch on fields, never on
 message text. Error bodies come from the server and are redacted (an endpoint may echo the
-Authorization header back). :func:`transient` says whether a failure is worth retrying and the
-server's Retry-After. Used by :class:`upskill_hub.hub.client.Hub` only.
+Authorization header back); a refusal of the Jobs API quotes the server's reason. :func:`transient`
+says whether a failure is worth retrying and the server's Retry-After. Used by
+:class:`upskill_hub.hub.client.Hub` only.
 """
 
 from __future__ import annotations
@@ -35,6 +36,8 @@ _TRANSIENT_EXC: tuple[type[BaseException], ...] = (
     httpx2.NetworkError,
     httpx2.RemoteProtocolError,
 )
+#: Failures before a request reached the server: safe to retry even a call that starts a Job.
+_UNSENT_EXC: tuple[type[BaseException], ...] = (httpx2.ConnectError, httpx2.ConnectTimeout)
 
 
 def map_hub_error(
@@ -58,6 +61,9 @@ def map_hub_error(
             f"{where}: no Hugging Face token ({action}); set HF_TOKEN or run `hf auth login`",
             **ids,
         )
+    refusal = _jobs_refusal(root, token) if isinstance(root, HfHubHTTPError) else ""
+    if refusal:  # the repo-oriented line ("check the id") would mislead here
+        return HubError(f"{action}: {refusal}", status=_status_of(root))
     if isinstance(exc, HFValidationError):
         return UsageError(f"{repo_id!r} is not a valid Hub repo id or revision")
     if isinstance(root, RevisionNotFoundError):
@@ -104,6 +110,24 @@ def map_hub_error(
             **ids,
         )
     return None
+
+
+def _jobs_refusal(exc: HfHubHTTPError, token: str | None) -> str:
+    """The server's own reason (redacted, one line) when the Jobs API refused a call with
+    401/403/404: e.g. ``hub serve`` without ``--jobs``, or a namespace not the token's."""
+    if exc.response is None:
+        return ""
+    status = exc.response.status_code
+    try:
+        path = exc.response.request.url.path
+    except RuntimeError:  # a response built without its request
+        return ""
+    if status not in (401, 403, 404) or not path.startswith(("/api/jobs", "/api/scheduled-jobs")):
+        return ""
+    message = (exc.server_message or "").strip().splitlines()
+    if not message:
+        return ""
+    return f"the Jobs API refused it ({status}): {Redactor([token])(message[0][:300])}"
 
 
 def _status_of(err: BaseException) -> int | None:
@@ -167,17 +191,21 @@ def root_cause(exc: BaseException) -> BaseException:
     return exc
 
 
-def transient(exc: BaseException) -> tuple[bool, float | None]:
-    """Whether ``exc`` is worth retrying, and the server's Retry-After in seconds if any."""
+def transient(exc: BaseException, *, idempotent: bool = True) -> tuple[bool, float | None]:
+    """Whether ``exc`` is worth retrying, and the server's Retry-After in seconds if any.
+
+    A call that must not happen twice (``idempotent=False``: starting a Job) is retried only
+    when the server surely did not act on it: a 429, or a connection never made.
+    """
     root = root_cause(exc)
     if isinstance(root, (OfflineModeIsEnabled, httpx2.ProxyError)):
         return False, None
     if isinstance(root, HfHubHTTPError) and root.response is not None:
         status = root.response.status_code
-        if status in _TRANSIENT_STATUS or status >= 500:
+        if status == 429 or (idempotent and (status in _TRANSIENT_STATUS or status >= 500)):
             return True, _retry_after(root.response.headers.get("Retry-After"))
         return False, None
-    if isinstance(root, _TRANSIENT_EXC):
+    if isinstance(root, _TRANSIENT_EXC if idempotent else _UNSENT_EXC):
         return True, None
     return False, None
 

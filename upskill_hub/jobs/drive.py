@@ -19,7 +19,7 @@ from upskill_hub.jobs.plan import JobsPlan
 from upskill_hub.jobs.submit import submit_shard
 
 if TYPE_CHECKING:
-    from huggingface_hub import HfApi
+    from upskill_hub.hub.client import Hub
 
 __all__ = [
     "RunProgress",
@@ -54,26 +54,23 @@ class RunProgress:
         )
 
 
-def _api(api: HfApi | None) -> HfApi:
-    if api is not None:
-        return api
-    from huggingface_hub import HfApi
+def _hub(hub: Hub | None) -> Hub:
+    if hub is not None:
+        return hub
+    from upskill_hub.hub.client import Hub
 
-    return HfApi()
+    return Hub()
 
 
-def refresh(plan: JobsPlan, api: HfApi | None = None) -> bool:
+def refresh(plan: JobsPlan, hub: Hub | None = None) -> bool:
     """Update running shards from their Jobs' stages; True when one changed."""
-    api = _api(api)
+    hub = _hub(hub)
     changed = False
     for shard in plan.shards:
         if shard.state != "running" or shard.job_id is None:
             continue
         job_id = shard.job_id
-        info = artifacts.hub_call(
-            f"inspect_job {job_id}",
-            lambda job_id=job_id: api.inspect_job(job_id=job_id, namespace=plan.namespace),  # type: ignore[misc]
-        )
+        info = hub.inspect_job(job_id, plan.namespace)
         state = _STAGES.get(str(info.status.stage))
         if state is not None:
             shard.state = state
@@ -83,10 +80,10 @@ def refresh(plan: JobsPlan, api: HfApi | None = None) -> bool:
 
 
 def submit_ready(
-    plan: JobsPlan, run_dir: Path, secrets: dict[str, str], api: HfApi | None = None
+    plan: JobsPlan, run_dir: Path, secrets: dict[str, str], hub: Hub | None = None
 ) -> int:
     """Submit pending shards while fewer than ``max_parallel`` run; how many were submitted."""
-    api = _api(api)
+    hub = _hub(hub)
     running = sum(1 for s in plan.shards if s.state == "running")
     submitted = 0
     for shard in plan.shards:
@@ -94,33 +91,33 @@ def submit_ready(
             break
         if shard.state != "pending":
             continue
-        submit_shard(plan, shard, secrets, api)
+        submit_shard(plan, shard, secrets, hub)
         plan.save(run_dir)
         running += 1
         submitted += 1
     return submitted
 
 
-def _shard_done(plan: JobsPlan, shard_id: str, api: HfApi) -> int:
+def _shard_done(plan: JobsPlan, shard_id: str, hub: Hub) -> int:
     """Finished samples a shard reported; 0 when unknown (progress only: a file that changed
     under the download, as a running shard commits every few seconds, is read next time)."""
     path = f"{artifacts.shard_prefix(plan.run_id, shard_id)}/status.json"
     try:
-        status = artifacts.read_json(api, plan.artifact_repo, path)
+        status = artifacts.read_json(hub, plan.artifact_repo, path)
     except (HubError, ValueError):
         return 0
     return int(status.get("done", 0)) if isinstance(status, dict) else 0
 
 
-def progress(plan: JobsPlan, api: HfApi | None = None, *, samples: bool = True) -> RunProgress:
+def progress(plan: JobsPlan, hub: Hub | None = None, *, samples: bool = True) -> RunProgress:
     """Shard counts, and (``samples``) finished samples from the running shards' status."""
-    api = _api(api)
+    hub = _hub(hub)
     done = 0
     for shard in plan.shards:
         if shard.state == "completed":
             done += shard.samples
         elif samples and shard.state in ("running", "error", "canceled"):
-            done += min(shard.samples, _shard_done(plan, shard.id, api))
+            done += min(shard.samples, _shard_done(plan, shard.id, hub))
     return RunProgress(
         shards=len(plan.shards),
         finished=sum(1 for s in plan.shards if s.state in FINISHED),
@@ -137,19 +134,19 @@ def wait_run(
     run_dir: Path,
     secrets: dict[str, str],
     *,
-    api: HfApi | None = None,
+    hub: Hub | None = None,
     on_progress: Callable[[RunProgress], None] | None = None,
     poll_s: float = 5.0,
     timeout_s: float | None = None,
 ) -> RunProgress:
     """Submit and follow shards until every one has finished (or ``timeout_s`` passed)."""
-    api = _api(api)
+    hub = _hub(hub)
     deadline = None if timeout_s is None else time.monotonic() + timeout_s
     while True:
-        if refresh(plan, api):
+        if refresh(plan, hub):
             plan.save(run_dir)
-        submit_ready(plan, run_dir, secrets, api)
-        state = progress(plan, api, samples=on_progress is not None)
+        submit_ready(plan, run_dir, secrets, hub)
+        state = progress(plan, hub, samples=on_progress is not None)
         if on_progress is not None:
             on_progress(state)
         if state.running == 0 and state.pending == 0:
@@ -162,18 +159,15 @@ def wait_run(
         time.sleep(poll_s)
 
 
-def cancel_run(plan: JobsPlan, run_dir: Path, api: HfApi | None = None) -> int:
+def cancel_run(plan: JobsPlan, run_dir: Path, hub: Hub | None = None) -> int:
     """Cancel the run's running Jobs and its shards not yet submitted; how many Jobs."""
-    api = _api(api)
-    refresh(plan, api)  # a Job that already ended is not cancelled again
+    hub = _hub(hub)
+    refresh(plan, hub)  # a Job that already ended is not cancelled again
     cancelled = 0
     for shard in plan.shards:
         if shard.state == "running" and shard.job_id:
             job_id = shard.job_id
-            artifacts.hub_call(
-                f"cancel_job {job_id}",
-                lambda job_id=job_id: api.cancel_job(job_id=job_id, namespace=plan.namespace),  # type: ignore[misc]
-            )
+            hub.cancel_job(job_id, plan.namespace)
             cancelled += 1
         elif shard.state == "pending":
             shard.state = "canceled"

@@ -29,11 +29,10 @@ from upskill_hub.jobs import artifacts
 from upskill_hub.jobs.plan import JobsPlan, Shard
 
 if TYPE_CHECKING:
-    from huggingface_hub import HfApi
-
     from upskill_hub.evaluation.run.records import RunSummary
     from upskill_hub.evaluation.stats.summarize import ModelStats
     from upskill_hub.evaluation.types import AssertionResult, Sample, SampleKey
+    from upskill_hub.hub.client import Hub
 
 __all__ = ["MergeResult", "merge_run"]
 
@@ -86,12 +85,12 @@ class _Lightener:
 
 
 def _shard_lines(
-    plan: JobsPlan, shard: Shard, api: HfApi, tmp: Path
+    plan: JobsPlan, shard: Shard, hub: Hub, tmp: Path
 ) -> dict[SampleKey, tuple[str, dict[str, Any]]]:
     """The last line (and its parsed data) of each of the shard's keys its Job committed;
     lines cut short by a kill are skipped."""
     path = f"{artifacts.shard_prefix(plan.run_id, shard.id)}/samples.jsonl"
-    local = artifacts.download(api, plan.artifact_repo, path, tmp)
+    local = artifacts.download(hub, plan.artifact_repo, path, tmp)
     if local is None:
         return {}
     wanted = set(shard.keys(plan.model_ids[shard.model], plan.runs, plan.arms))
@@ -169,7 +168,7 @@ class _SamplesFile:
                 yield self.lighten(json.loads(line))
 
 
-def merge_run(plan: JobsPlan, run_dir: Path, api: HfApi | None = None) -> MergeResult:
+def merge_run(plan: JobsPlan, run_dir: Path, hub: Hub | None = None) -> MergeResult:
     """Write the run folder's samples, summary and chart from the shards (see module doc)."""
     from upskill_hub.evaluation.run.folder import RunFolder, utc_now
     from upskill_hub.evaluation.run.info import build_summary
@@ -177,10 +176,10 @@ def merge_run(plan: JobsPlan, run_dir: Path, api: HfApi | None = None) -> MergeR
     from upskill_hub.evaluation.stats.summarize import adjust_across_models, summarize_tallies
     from upskill_hub.evaluation.stats.tallies import ModelTally
 
-    if api is None:
-        from huggingface_hub import HfApi
+    if hub is None:
+        from upskill_hub.hub.client import Hub
 
-        api = HfApi()
+        hub = Hub()
     folder = RunFolder(Path(run_dir))
     info = folder.read_info()
     arm_order = {a: i for i, a in enumerate(("baseline", "with_skill"))}
@@ -194,7 +193,7 @@ def merge_run(plan: JobsPlan, run_dir: Path, api: HfApi | None = None) -> MergeR
     def merged_lines(tmp: Path) -> Iterator[bytes]:
         nonlocal missing, errors, total, position, light, stats
         for index, shard in enumerate(plan.shards):
-            got = _shard_lines(plan, shard, api, tmp)
+            got = _shard_lines(plan, shard, hub, tmp)
             hashes: dict[tuple[str, str], str] = {
                 (d["case_id"], d["arm"]): str(d.get("prompt_hash", "")) for _, d in got.values()
             }

@@ -15,7 +15,6 @@ from typing import TYPE_CHECKING
 
 from upskill_hub import __version__
 from upskill_hub.errors import Param, UsageError
-from upskill_hub.jobs.artifacts import hub_call
 from upskill_hub.jobs.keys import endpoint_env, plan_secrets, secret_names
 
 if TYPE_CHECKING:
@@ -83,7 +82,7 @@ def create_schedule(
     install: str = "pypi",
 ) -> ScheduledEval:
     """Create the scheduled Job; ``repo_id`` must be set (a Hub skill has a latest commit)."""
-    from huggingface_hub import HfApi
+    from upskill_hub.hub.client import Hub
 
     if repo_id is None:
         raise UsageError(
@@ -96,32 +95,27 @@ def create_schedule(
         {n for m in config.models for n in secret_names(m, config.judge_model, config.base_url)}
     )
     secrets = plan_secrets({"all": names})
-    api = HfApi()
-    made = hub_call(
-        "create_scheduled_job",
-        lambda: api.create_scheduled_job(
-            image=image,
-            command=eval_command(repo_id, config, push_repo, install),
-            schedule=when,
-            env=endpoint_env(),
-            secrets=secrets,
-            flavor=flavor,
-            timeout=timeout,
-            labels={
-                **LABEL,
-                "skill": repo_id.replace("/", "--"),
-                "results": push_repo.replace("/", "--"),
-            },
-        ),
+    made = Hub().create_scheduled_job(
+        image=image,
+        command=eval_command(repo_id, config, push_repo, install),
+        schedule=when,
+        env=endpoint_env(),
+        secrets=secrets,
+        flavor=flavor,
+        timeout=timeout,
+        labels={
+            **LABEL,
+            "skill": repo_id.replace("/", "--"),
+            "results": push_repo.replace("/", "--"),
+        },
     )
     return ScheduledEval(made.id, when, repo_id, push_repo, bool(made.suspend))
 
 
 def list_schedules() -> list[ScheduledEval]:
-    from huggingface_hub import HfApi
+    from upskill_hub.hub.client import Hub
 
-    api = HfApi()
-    found = hub_call("list_scheduled_jobs", lambda: api.list_scheduled_jobs(labels=LABEL))
+    found = Hub().list_scheduled_jobs(labels=LABEL)
     return [
         ScheduledEval(
             s.id,
@@ -135,10 +129,6 @@ def list_schedules() -> list[ScheduledEval]:
 
 
 def delete_schedule(scheduled_id: str) -> None:
-    from huggingface_hub import HfApi
+    from upskill_hub.hub.client import Hub
 
-    api = HfApi()
-    hub_call(
-        f"delete_scheduled_job {scheduled_id}",
-        lambda: api.delete_scheduled_job(scheduled_job_id=scheduled_id),
-    )
+    Hub().delete_scheduled_job(scheduled_id)

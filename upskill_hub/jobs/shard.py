@@ -31,9 +31,8 @@ from upskill_hub.jobs.keys import API_KEY_ENV
 from upskill_hub.jobs.plan import JobsPlan
 
 if TYPE_CHECKING:
-    from huggingface_hub import HfApi
-
     from upskill_hub.evaluation.eval_result import EvalResult, Progress
+    from upskill_hub.hub.client import Hub
 
 __all__ = ["STATUS_FILE", "run_shard"]
 
@@ -44,8 +43,8 @@ _SHARD_FILES = ("run.json", "tests.json", "samples.jsonl")
 class _Committer:
     """Commits the shard folder's samples to the artifact repo every ``every_s`` seconds."""
 
-    def __init__(self, api: HfApi, repo: str, prefix: str, folder: Path, every_s: float) -> None:
-        self.api, self.repo, self.prefix, self.folder = api, repo, prefix, folder
+    def __init__(self, hub: Hub, repo: str, prefix: str, folder: Path, every_s: float) -> None:
+        self.hub, self.repo, self.prefix, self.folder = hub, repo, prefix, folder
         self.every_s = every_s
         self.progress: Progress | None = None
         self.committed_size = -1
@@ -84,15 +83,15 @@ class _Committer:
                         data = data[: data.rfind(b"\n") + 1]
                     files[f"{self.prefix}/{name}"] = data
             files[f"{self.prefix}/{STATUS_FILE}"] = json.dumps(status).encode("utf-8")
-            artifacts.upload(self.api, self.repo, files, f"shard {self.prefix}: {state}")
+            artifacts.upload(self.hub, self.repo, files, f"shard {self.prefix}: {state}")
             self.committed_size = size
 
 
-def _restore(api: HfApi, repo: str, prefix: str, folder: Path) -> bool:
+def _restore(hub: Hub, repo: str, prefix: str, folder: Path) -> bool:
     """Bring back the shard's earlier folder from the artifact repo; True when there was one."""
     got = {}
     for name in _SHARD_FILES:
-        local = artifacts.download(api, repo, f"{prefix}/{name}", folder / ".download")
+        local = artifacts.download(hub, repo, f"{prefix}/{name}", folder / ".download")
         if local is not None:
             got[name] = local
     if "run.json" not in got or "tests.json" not in got:
@@ -106,24 +105,24 @@ def run_shard(
     repo: str, run_id: str, shard_id: str, workdir: Path, *, serve_vllm: bool = False
 ) -> EvalResult:
     """Run shard ``shard_id`` of ``run_id``; see the module docstring."""
-    from huggingface_hub import HfApi
-
     from upskill_hub.evaluation.run.folder import RunFolder
     from upskill_hub.evaluation.run.resume import config_from_run
     from upskill_hub.evaluation.runner import evaluate
+    from upskill_hub.hub.client import Hub
     from upskill_hub.skill.model import load_skill
 
-    api = HfApi()
+    hub = Hub()
     prefix = artifacts.run_prefix(run_id)
     parent = Path(workdir) / "run"
     for name in ("run.json", "tests.json", "plan.json"):
-        if artifacts.download(api, repo, f"{prefix}/{name}", parent / ".download") is None:
+        if artifacts.download(hub, repo, f"{prefix}/{name}", parent / ".download") is None:
             raise UsageError(f"{repo}: run {run_id} has no {name}")
         shutil.move(str(parent / ".download" / prefix / name), parent / name)
     skill_dir = Path(workdir) / "skill"
     artifacts.hub_call(
+        hub,
         "download the skill",
-        lambda: api.snapshot_download(
+        lambda: hub.api.snapshot_download(
             repo, repo_type="dataset", allow_patterns=[f"{prefix}/skill/**"], local_dir=skill_dir
         ),
         repo,
@@ -151,10 +150,10 @@ def run_shard(
     shard_prefix = artifacts.shard_prefix(run_id, shard_id)
     folder = Path(workdir) / "shard"
     folder.mkdir(parents=True, exist_ok=True)
-    resumed = _restore(api, repo, shard_prefix, folder)
+    resumed = _restore(hub, repo, shard_prefix, folder)
     shutil.rmtree(folder / ".download", ignore_errors=True)
     every = float(os.environ.get("UPSKILL_HUB_JOBS_COMMIT_EVERY") or plan.commit_every_s)
-    committer = _Committer(api, repo, shard_prefix, folder, every)
+    committer = _Committer(hub, repo, shard_prefix, folder, every)
     cancel = threading.Event()
     previous = signal.signal(signal.SIGTERM, lambda *_: cancel.set())
     committer.thread.start()

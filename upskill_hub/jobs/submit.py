@@ -25,9 +25,10 @@ from upskill_hub.jobs.keys import endpoint_env, secret_names
 from upskill_hub.jobs.plan import DEFAULT_SHARD_SAMPLES, JobsPlan, Shard, make_shards
 
 if TYPE_CHECKING:
-    from huggingface_hub import HfApi, JobInfo
+    from huggingface_hub import JobInfo
 
     from upskill_hub.evaluation.config import EvalConfig
+    from upskill_hub.hub.client import Hub
     from upskill_hub.skill.model import Skill
     from upskill_hub.skill.testcases import TestCase
 
@@ -54,10 +55,10 @@ class JobsOptions:
     commit_every_s: float = 30.0
 
 
-def _api() -> HfApi:
-    from huggingface_hub import HfApi
+def _hub() -> Hub:
+    from upskill_hub.hub.client import Hub
 
-    return HfApi()
+    return Hub()
 
 
 def _is_vllm(model: str) -> bool:
@@ -89,7 +90,7 @@ def plan_run(
     output_root: Path,
     repo_id: str | None = None,
     revision: str | None = None,
-    api: HfApi | None = None,
+    hub: Hub | None = None,
 ) -> tuple[Path, JobsPlan]:
     """The local run folder of a new run on Jobs and its plan (nothing sent to the Hub)."""
     from upskill_hub.evaluation.providers.resolve import canonical_model_id
@@ -116,8 +117,7 @@ def plan_run(
             " (e.g. l4x1, a100-large)",
         )
     model_ids = {m: canonical_model_id(m, config.base_url) for m in config.models}
-    api = api or _api()
-    namespace = artifacts.hub_call("who am I (Hugging Face token)", lambda: api.whoami()["name"])
+    namespace = (hub or _hub()).whoami(action="who am I (Hugging Face token)")
     repo = options.artifact_repo or f"{namespace}/{artifacts.DEFAULT_REPO_NAME}"
     if repo.count("/") != 1 or not all(repo.split("/")):
         raise UsageError(Param("artifact_repo"), f" {repo!r}: give a dataset id NS/NAME")
@@ -163,11 +163,11 @@ def plan_run(
     return folder.path, plan
 
 
-def estimate(plan: JobsPlan, concurrency: int, api: HfApi | None = None) -> CostEstimate:
+def estimate(plan: JobsPlan, concurrency: int, hub: Hub | None = None) -> CostEstimate:
     """The cost of the plan's pending shards, at the Hub's listed prices when it answers."""
     prices, source = flavor_prices(), "reference list prices"
     try:
-        listing = (api or _api()).list_jobs_hardware()
+        listing = (hub or _hub()).list_jobs_hardware()
         prices = flavor_prices([(h.name, float(h.unit_cost_usd)) for h in listing])
         source = "Jobs hardware listing"
     except Exception:  # offline or an older Hub: the reference table stands in
@@ -183,15 +183,16 @@ def estimate(plan: JobsPlan, concurrency: int, api: HfApi | None = None) -> Cost
     )
 
 
-def publish_run(plan: JobsPlan, run_dir: Path, skill: Skill, api: HfApi | None = None) -> None:
+def publish_run(plan: JobsPlan, run_dir: Path, skill: Skill, hub: Hub | None = None) -> None:
     """Create the artifact dataset (private) and commit what the Jobs read."""
     import json
 
-    api = api or _api()
+    hub = hub or _hub()
     repo = plan.artifact_repo
     artifacts.hub_call(
+        hub,
         f"create {repo}",
-        lambda: api.create_repo(repo, repo_type="dataset", private=True, exist_ok=True),
+        lambda: hub.api.create_repo(repo, repo_type="dataset", private=True, exist_ok=True),
         repo,
     )
     prefix = artifacts.run_prefix(plan.run_id)
@@ -214,10 +215,10 @@ def publish_run(plan: JobsPlan, run_dir: Path, skill: Skill, api: HfApi | None =
             files[f"{prefix}/wheel/{wheel.name}"] = wheel.read_bytes()
             plan.wheel = wheel.name
             files[f"{prefix}/plan.json"] = json.dumps(plan.to_dict(), indent=1).encode("utf-8")
-            artifacts.upload(api, repo, files, f"upskill-hub run {plan.run_id}")
+            artifacts.upload(hub, repo, files, f"upskill-hub run {plan.run_id}")
         plan.save(run_dir)
         return
-    artifacts.upload(api, repo, files, f"upskill-hub run {plan.run_id}")
+    artifacts.upload(hub, repo, files, f"upskill-hub run {plan.run_id}")
 
 
 def job_command(plan: JobsPlan, shard: Shard) -> list[str]:
@@ -249,25 +250,22 @@ def job_labels(plan: JobsPlan, shard: Shard) -> dict[str, str]:
 
 
 def submit_shard(
-    plan: JobsPlan, shard: Shard, secrets: dict[str, str], api: HfApi | None = None
+    plan: JobsPlan, shard: Shard, secrets: dict[str, str], hub: Hub | None = None
 ) -> JobInfo:
     """Start ``shard``'s Job; ``secrets`` holds exactly the names the plan lists for its model."""
-    api = api or _api()
     wanted = set(plan.secret_names.get(shard.model, ["HF_TOKEN"]))
     env: dict[str, Any] = {**endpoint_env(), COMMIT_EVERY_ENV: f"{plan.commit_every_s:g}"}
-    info = artifacts.hub_call(
-        f"run_job for shard {shard.id}",
-        lambda: api.run_job(
-            image=plan.image,
-            command=job_command(plan, shard),
-            env=env,
-            secrets={k: v for k, v in secrets.items() if k in wanted},
-            flavor=plan.flavor,
-            timeout=plan.timeout,
-            labels=job_labels(plan, shard),
-            name=f"upskill-hub-{shard.id}",
-            namespace=plan.namespace,
-        ),
+    info = (hub or _hub()).run_job(
+        image=plan.image,
+        command=job_command(plan, shard),
+        env=env,
+        secrets={k: v for k, v in secrets.items() if k in wanted},
+        flavor=plan.flavor,
+        timeout=plan.timeout,
+        labels=job_labels(plan, shard),
+        name=f"upskill-hub-{shard.id}",
+        namespace=plan.namespace,
+        action=f"run_job for shard {shard.id}",
     )
     shard.job_id = info.id
     shard.state = "running"

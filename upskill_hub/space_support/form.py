@@ -19,6 +19,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from upskill_hub.backoff import RetryPolicy
 from upskill_hub.errors import UsageError
 from upskill_hub.evaluation.agent.settings import AgentSettings
 from upskill_hub.evaluation.config import EvalConfig, default_max_tokens
@@ -179,7 +180,7 @@ def plan_eval(
             max_tokens=min(settings.max_tokens, default_max_tokens([spec])),
             timeout=settings.request_timeout_s,
         ),
-        retries=settings.retries,
+        retry=RetryPolicy(retries=settings.retries),
         base_url=base_url,
         api_key=api_key,
         agent=AgentSettings() if mode == AGENT else None,

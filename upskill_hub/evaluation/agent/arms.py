@@ -10,12 +10,13 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable, Sequence
 from typing import TYPE_CHECKING
 
+from upskill_hub.backoff import RetryPolicy
 from upskill_hub.errors import Param, UsageError
 from upskill_hub.evaluation.agent.loop import AgentRun, run_agent
 from upskill_hub.evaluation.agent.prompts import agent_messages
 from upskill_hub.evaluation.agent.settings import AgentSettings
 from upskill_hub.evaluation.agent.tools import TOOLS, SkillFolder, Toolbox
-from upskill_hub.evaluation.retry import RetrySchedule, call_with_retries
+from upskill_hub.evaluation.retry import call_with_retries
 from upskill_hub.evaluation.types import (
     Arm,
     Completion,
@@ -31,17 +32,7 @@ if TYPE_CHECKING:
     from upskill_hub.evaluation.config import EvalConfig
     from upskill_hub.evaluation.providers.base import Provider
 
-__all__ = ["AgentArms", "check_tool_support", "record_trace", "retried_turns", "retry_schedule"]
-
-
-def retry_schedule(config: EvalConfig) -> RetrySchedule:
-    """The retry schedule an eval's config asks for."""
-    return RetrySchedule(
-        retries=config.retries,
-        base_s=config.backoff_base_s,
-        max_s=config.backoff_max_s,
-        retry_after_max_s=config.retry_after_max_s,
-    )
+__all__ = ["AgentArms", "check_tool_support", "record_trace", "retried_turns"]
 
 
 def check_tool_support(providers: Sequence[Provider], *, triggers: bool = False) -> None:
@@ -65,10 +56,10 @@ def check_tool_support(providers: Sequence[Provider], *, triggers: bool = False)
 
 
 def retried_turns(
-    provider: Provider, messages: list[Message], params: GenerationParams, schedule: RetrySchedule
+    provider: Provider, messages: list[Message], params: GenerationParams, policy: RetryPolicy
 ) -> Callable[[list[ToolExchange]], Awaitable[tuple[Completion, int]]]:
     """The ``send`` of :func:`~upskill_hub.evaluation.agent.loop.run_agent`: one tool-calling
-    turn of ``provider`` (the opening ``messages``, the agent's tools), retried as ``schedule``
+    turn of ``provider`` (the opening ``messages``, the agent's tools), retried as ``policy``
     says."""
 
     async def send(exchanges: list[ToolExchange]) -> tuple[Completion, int]:
@@ -76,7 +67,7 @@ def retried_turns(
             provider.model_id,
             lambda: provider.complete_with_tools(messages, exchanges, TOOLS, params),
             params.timeout,
-            schedule,
+            policy,
         )
 
     return send
@@ -86,16 +77,16 @@ class AgentArms:
     """Agent mode for one eval: the skill as the model may load it, and per-sample loops."""
 
     def __init__(
-        self, settings: AgentSettings, skill: object, schedule: RetrySchedule = RetrySchedule()
+        self, settings: AgentSettings, skill: object, retry: RetryPolicy = RetryPolicy()
     ) -> None:
         self.settings = settings
         self.skill = SkillFolder.of(skill)
-        self.schedule = schedule
+        self.retry = retry
 
     @classmethod
     def for_config(cls, config: EvalConfig, skill: object) -> AgentArms:
-        """Agent mode of an eval (``config.agent`` set), with the eval's retry schedule."""
-        return cls(config.agent or AgentSettings(), skill, retry_schedule(config))
+        """Agent mode of an eval (``config.agent`` set), with the eval's retry policy."""
+        return cls(config.agent or AgentSettings(), skill, config.retry)
 
     def skills_for(self, arm: Arm) -> list[SkillFolder]:
         return [self.skill] if arm == "with_skill" else []
@@ -113,7 +104,7 @@ class AgentArms:
     ) -> AgentRun:
         """One sample's exchange; :class:`RetriesExhausted` when a turn fails for good."""
         toolbox = Toolbox(self.skills_for(arm), case.files)
-        send = retried_turns(provider, messages, params, self.schedule)
+        send = retried_turns(provider, messages, params, self.retry)
         return await run_agent(send, toolbox, self.settings)
 
 

@@ -136,7 +136,7 @@ def new_run_info(
         arms=list(config.arms),
         case_ids=[c.id for c in cases],
         params=config.params,
-        retries=config.retries,
+        retries=config.retry.retries,
         concurrency=config.concurrency,
         base_url=public_url(config.base_url),
         judge_model=config.judge_model,

@@ -9,6 +9,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from upskill_hub.backoff import RetryPolicy
 from upskill_hub.errors import Param, UsageError
 from upskill_hub.evaluation.agent.settings import AgentSettings
 from upskill_hub.evaluation.config import EvalConfig
@@ -37,7 +38,7 @@ class RunOverrides:
     no_baseline: bool = False
     timeout: float = GenerationParams().timeout
     concurrency: int = EvalConfig().concurrency
-    retries: int = EvalConfig().retries
+    retries: int = EvalConfig().retry.retries
     api_key: str | None = None
     #: ``--mode`` as given (None keeps the resumed run's mode; inline for a new run) and, for
     #: agent mode, its limits.
@@ -85,7 +86,7 @@ def run_settings(
         runs=overrides.runs if overrides.runs is not None else base.runs,
         params=params,
         concurrency=overrides.concurrency,
-        retries=overrides.retries,
+        retry=replace(base.retry, retries=overrides.retries),
         base_url=overrides.base_url or base.base_url,
         judge_model=overrides.judge_model or base.judge_model,
         no_baseline=overrides.no_baseline or base.no_baseline,
@@ -179,7 +180,7 @@ def config_from_run(path: Path) -> tuple[EvalConfig, list[TestCase]]:
         runs=info.runs,
         concurrency=info.concurrency,
         params=info.params,
-        retries=info.retries,
+        retry=RetryPolicy(retries=info.retries),
         base_url=info.base_url,
         no_baseline=info.arms == ["with_skill"],
         judge_model=info.judge_model,

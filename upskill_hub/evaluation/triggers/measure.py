@@ -28,7 +28,7 @@ from upskill_hub import __version__
 from upskill_hub._sync import blocking
 from upskill_hub.atomic_io import append_line, atomic_write_text
 from upskill_hub.errors import UpskillHubError, UsageError
-from upskill_hub.evaluation.agent.arms import check_tool_support, retried_turns, retry_schedule
+from upskill_hub.evaluation.agent.arms import check_tool_support, retried_turns
 from upskill_hub.evaluation.agent.loop import run_agent
 from upskill_hub.evaluation.agent.prompts import agent_system_prompt
 from upskill_hub.evaluation.agent.settings import AgentSettings
@@ -130,7 +130,7 @@ class _TriggerRun:
         self.samples_file = samples_file
         self.redact = Redactor([config.api_key])
         self.done: list[TriggerSample] = []
-        self.schedule = retry_schedule(config)
+        self.retry = config.retry
 
     def _hit(self, use: ToolUse) -> bool:
         return use.tool == "Skill" and use.ok and use.input == self.skill.name
@@ -139,7 +139,7 @@ class _TriggerRun:
         messages = [Message("system", self.system), Message("user", query.query)]
         params = run_params(self.config.params, run)
         toolbox = Toolbox(self.listed, {})
-        send = retried_turns(provider, messages, params, self.schedule)
+        send = retried_turns(provider, messages, params, self.retry)
 
         try:
             trace = await run_agent(send, toolbox, self.agent, stop_when=self._hit)
