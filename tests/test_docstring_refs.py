@@ -17,6 +17,7 @@ Statically, with ``ast`` (nothing is imported): ``:mod:``, ``:func:``, ``:class:
 from __future__ import annotations
 
 import ast
+import builtins
 import importlib.util
 import re
 from dataclasses import dataclass, field
@@ -187,7 +188,7 @@ def target_exists(target: str, module: str, path: Path, cls: str | None) -> bool
         if cls is not None and first in space.classes.get(cls, set()):
             return len(target.split(".")) == 1
         if "." not in target:
-            return first in defined_anywhere()
+            return first in defined_anywhere() or hasattr(builtins, first)
         if first[0].isupper():  # ``Class.member`` of a class defined elsewhere in the package
             return target.split(".", 1)[1] in class_members_anywhere().get(first, set())
         return importlib.util.find_spec(first) is not None  # another project (not imported)

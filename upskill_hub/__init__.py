@@ -35,6 +35,8 @@ Modules every package may import (they import no package):
 - :mod:`.jobs_flavors`: the Jobs hardware flavors and their list prices;
 - :mod:`.source_wheel`: a wheel of the source checkout this package runs from;
 - :mod:`._lazy`: lazy package exports;
+- :mod:`._sync`: blocking forms of the library's coroutine functions;
+- :mod:`.records_codec`: dataclass records to and from JSON dicts, driven by their fields;
 - :mod:`.__main__`: ``python -m upskill_hub``, the CLI.
 """
 

@@ -19,7 +19,8 @@ imports this package.
   ``search`` print it;
 - :mod:`.signing_commands`: ``keygen`` and the trust options of ``pull``, ``install``, ``update``;
 - :mod:`.eval_commands`: ``eval`` (and ``power``);
-- :mod:`.agent_options`: the ``eval`` flags of agent mode and trigger evals;
+- :mod:`.eval_options`: the ``eval`` options as ``Annotated`` aliases, and the one table of
+  "X applies only with Y" rules;
 - :mod:`.trigger_commands`: ``eval SKILL --triggers FILE``;
 - :mod:`.jobs_commands`: ``eval --executor jobs`` and ``upskill-hub jobs ...``;
 - :mod:`.results_commands`: ``results push | show | compare``;

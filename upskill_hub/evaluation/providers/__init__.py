@@ -8,8 +8,8 @@
 - :mod:`.anthropic_messages`: Anthropic's Messages API;
 - :mod:`.huggingface`: Hugging Face Inference Providers (the OpenAI-compatible router);
 - :mod:`.embedded`: ``local``, SmolLM2-135M run in-process by llama.cpp;
-- :mod:`.http_errors`: HTTP API failures turned into :class:`~upskill_hub.errors.ProviderError`.
-- :mod:`.mock`: scripted in-process ``mock:`` models for tests;
+- :mod:`.http_errors`: HTTP API failures turned into :class:`~upskill_hub.errors.ProviderError`;
+- :mod:`.mock`: scripted in-process ``mock:`` models for tests.
 """
 
 from upskill_hub.evaluation.providers.base import Provider
