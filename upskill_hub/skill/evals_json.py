@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from upskill_hub.errors import InvalidTestFile
-from upskill_hub.skill.testcases import AssertionSpec, TestCase, TestSuite
+from upskill_hub.skill.suite import AssertionSpec, TestCase, TestSuite, read_test_json
 
 __all__ = ["EVALS_FILE", "evals_root", "is_evals_json", "read_evals_json", "suite_from_evals"]
 
@@ -124,6 +124,4 @@ def evals_root(path: Path) -> Path:
 
 def read_evals_json(path: Path, root: Path | None = None) -> TestSuite:
     """Read an ``evals.json``; files are relative to ``root`` (default :func:`evals_root`)."""
-    from upskill_hub.skill.testcases import _read_json
-
-    return suite_from_evals(_read_json(path), str(path), root or evals_root(path))
+    return suite_from_evals(read_test_json(path), str(path), root or evals_root(path))

@@ -32,20 +32,23 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from upskill_hub.errors import InvalidTestFile
-from upskill_hub.json_input import JsonInputError, parse_json
+from upskill_hub.skill.evals_json import evals_root, is_evals_json, suite_from_evals
+from upskill_hub.skill.suite import (
+    HUB_KEY,
+    AssertionSpec,
+    TestCase,
+    TestSuite,
+    read_test_json,
+)
 
 META_FILENAME = "skill_meta.json"
-#: The top-level key of skill_meta.json holding what upskill cannot express (upskill ignores it).
-HUB_KEY = "upskill_hub"
 #: upskill 0.2's own optional case fields (its custom validators): kept as they are, not run.
 UPSKILL_CASE_FIELDS = ("output_file", "validator", "validator_config")
 
-AssertionSpec = dict[str, Any]
 
 ASSERTION_TYPES = (
     "contains",
@@ -59,95 +62,6 @@ ASSERTION_TYPES = (
     "max_tokens",
     "judge",
 )
-
-
-def _is_contains(spec: AssertionSpec) -> bool:
-    """A ``contains`` assertion: every value appears (upskill's own check when case-insensitive;
-    a case-sensitive one implies it)."""
-    return spec.get("type") == "contains" and set(spec) <= {"type", "values", "case_sensitive"}
-
-
-@dataclass(frozen=True)
-class TestCase:
-    """One task for the model plus the assertions its answer must satisfy."""
-
-    __test__ = False  # not a pytest class
-
-    id: str
-    input: str
-    files: dict[str, str] = field(default_factory=dict)
-    assertions: tuple[AssertionSpec, ...] = ()
-    #: upskill 0.2's ``output_file`` / ``validator`` / ``validator_config`` when set: written
-    #: back unchanged (upskill-hub does not run upskill's validators).
-    upskill_fields: dict[str, Any] = field(default_factory=dict)
-
-    def to_dict(self) -> dict[str, Any]:
-        """The case as one self-contained object (ids and typed assertions inline, as run
-        comparisons and the generate prompt use it). Files use :meth:`TestSuite.to_dict`."""
-        data: dict[str, Any] = {"id": self.id, "input": self.input}
-        if self.files:
-            data["context"] = {"files": dict(self.files)}
-        data["assertions"] = [dict(a) for a in self.assertions]
-        data.update(self.upskill_fields)
-        return data
-
-    def expected_contains(self) -> list[str]:
-        """The strings upskill checks for this case: those of its ``contains`` assertions."""
-        out: list[str] = []
-        for spec in self.assertions:
-            if _is_contains(spec):
-                values = spec["values"]
-                out.extend([values] if isinstance(values, str) else values)
-        return out
-
-    def said_by_expected(self) -> bool:
-        """Whether upskill's ``expected.contains`` holds every check of this case."""
-        if len(self.assertions) != 1:
-            return False
-        (only,) = self.assertions
-        return (
-            set(only) == {"type", "values"}
-            and only["type"] == "contains"
-            and bool(self.expected_contains())
-        )
-
-    def upskill_dict(self) -> dict[str, Any]:
-        """The case as upskill 0.2's ``TestCase`` reads it (no other keys: it forbids them)."""
-        data: dict[str, Any] = {"input": self.input}
-        if self.files:
-            data["context"] = {"files": dict(self.files)}
-        contains = self.expected_contains()
-        # one string stays a string: upskill 0.1 grades ``contains.lower()``, 0.2 takes both
-        data["expected"] = {"contains": contains[0] if len(contains) == 1 else contains}
-        data.update(self.upskill_fields)
-        return data
-
-    def hub_dict(self) -> dict[str, Any]:
-        """This case's entry of ``upskill_hub.tests``: its id, and its assertions unless
-        ``expected.contains`` already says all of them."""
-        data: dict[str, Any] = {"id": self.id}
-        if not self.said_by_expected():
-            data["assertions"] = [dict(a) for a in self.assertions]
-        return data
-
-
-@dataclass
-class TestSuite:
-    """The cases of a skill and the free-form metadata stored beside them."""
-
-    __test__ = False
-
-    cases: list[TestCase] = field(default_factory=list)
-    metadata: dict[str, Any] = field(default_factory=dict)
-
-    def to_dict(self) -> dict[str, Any]:
-        """The file form: upskill 0.2 loads ``metadata`` and ``tests``; ids and typed assertions
-        go under :data:`HUB_KEY`, paired with ``tests`` by position."""
-        return {
-            "metadata": {k: v for k, v in self.metadata.items() if v is not None},
-            "tests": [c.upskill_dict() for c in self.cases],
-            HUB_KEY: {"tests": [c.hub_dict() for c in self.cases]},
-        }
 
 
 def _slug(text: str, limit: int = 40) -> str:
@@ -387,33 +301,17 @@ def is_upskill_shape(data: Any) -> bool:
 
 def read_skill_meta(path: Path) -> TestSuite | None:
     """A skill's ``skill_meta.json`` as a suite; None when it is another tool's format."""
-    data = _read_json(path)
+    data = read_test_json(path)
     return suite_from_obj(data, str(path)) if is_upskill_shape(data) else None
 
 
 def read_suite(path: Path) -> TestSuite:
     """Read a test file (``skill_meta.json`` or ``--tests FILE``; the spec's ``evals.json``
     too, see :mod:`upskill_hub.skill.evals_json`)."""
-    data = _read_json(path)
-    from upskill_hub.skill.evals_json import evals_root, is_evals_json, suite_from_evals
-
+    data = read_test_json(path)
     if is_evals_json(data):
         return suite_from_evals(data, str(path), evals_root(path))
     return suite_from_obj(data, str(path))
-
-
-def _read_json(path: Path) -> Any:
-    try:
-        text = path.read_text(encoding="utf-8-sig")
-    except FileNotFoundError:
-        raise InvalidTestFile(f"{path}: test file not found") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise InvalidTestFile(f"{path}: cannot read test file ({exc.__class__.__name__})") from None
-    try:
-        return parse_json(text)
-    except JsonInputError as exc:
-        where = f"{path}:{exc.line}" if exc.line else str(path)
-        raise InvalidTestFile(f"{where}: {exc}") from None
 
 
 def dump_suite(suite: TestSuite) -> str:

@@ -68,9 +68,9 @@ def find_queries_file(given: Path, skill_path: Path) -> Path:
 
 def read_queries(path: Path) -> list[TriggerQuery]:
     """The queries of an ``eval_queries.json``; :class:`InvalidTestFile` naming the entry."""
-    from upskill_hub.skill.testcases import _read_json
+    from upskill_hub.skill.suite import read_test_json
 
-    data = _read_json(Path(path))
+    data = read_test_json(Path(path))
     if isinstance(data, dict) and "queries" in data:
         data = data["queries"]
     if not isinstance(data, list) or not data:
