@@ -22,9 +22,9 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
 from upskill_hub.errors import UpskillHubError
+from upskill_hub.evaluation.config import EvalConfig, JudgeScope
 
 if TYPE_CHECKING:
-    from upskill_hub.evaluation.config import EvalConfig
     from upskill_hub.skill.testcases import TestCase
 
 __all__ = [
@@ -35,9 +35,6 @@ __all__ = [
     "planned_requests",
 ]
 
-#: ``any``: a judge on another vendor uses that vendor's environment key; ``run``: only judges
-#: on the run's own endpoint and key run, the others are skipped.
-JudgeScope = Literal["any", "run"]
 
 Route = Literal["run", "other"]
 
