@@ -11,8 +11,9 @@ from typing import Any
 import pytest
 
 from upskill_hub.errors import LocalModifications, UnsafeSkill, UsageError
-from upskill_hub.registry.project.lock import Lock, LockedSkill, hash_tree, target_entry
+from upskill_hub.registry.project.lock import Lock, LockedSkill, hash_tree
 from upskill_hub.registry.project.place import install_skill, modified_files, remove_skill
+from upskill_hub.registry.project.targets import target_entry
 
 COMMIT = "a" * 40
 

@@ -32,7 +32,6 @@ from upskill_hub.registry.project.lock import (
     locked_project,
     read_lock,
     refuse_outside_project,
-    target_entry,
     write_lock,
 )
 from upskill_hub.registry.project.place import install_skill
@@ -42,7 +41,7 @@ from upskill_hub.registry.project.state import (
     project_root_for,
     skill_state,
 )
-from upskill_hub.registry.project.targets import is_agent_folder, skills_dirs
+from upskill_hub.registry.project.targets import is_agent_folder, skills_dirs, target_entry
 from upskill_hub.registry.trust.installed import refuse_unverified
 from upskill_hub.registry.trust.signing import TrustPolicy, check_fetched
 
