@@ -216,8 +216,8 @@ def _local(path: Path) -> RunResults | TriggerRunResults:
 
 def _local_triggers(path: Path) -> TriggerRunResults:
     from upskill_hub.evaluation.triggers.measure import TRIGGER_SUMMARY_FILE
+    from upskill_hub.publish.dataset_push import read_run_json
     from upskill_hub.publish.results_dataset import split_name
-    from upskill_hub.publish.trigger_results import read_run_json
 
     summary = read_run_json(path / TRIGGER_SUMMARY_FILE)
     info = read_run_json(path / "run.json") if (path / "run.json").is_file() else {}

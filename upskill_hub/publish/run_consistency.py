@@ -146,7 +146,7 @@ def trigger_summary_problems(run_dir: Path) -> list[str]:
     from upskill_hub.evaluation.triggers.queries import TriggerQuery
     from upskill_hub.evaluation.triggers.rates import TriggerSample, trigger_stats
     from upskill_hub.json_input import JsonInputError, parse_json
-    from upskill_hub.publish.trigger_results import read_run_json
+    from upskill_hub.publish.dataset_push import read_run_json
 
     path = Path(run_dir)
     where = path / TRIGGER_SUMMARY_FILE
