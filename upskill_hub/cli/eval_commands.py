@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 import typer
 
 from upskill_hub.cli.output import OutputFormat, console, err_console, print_run_outcome
-from upskill_hub.errors import EvalCancelled, ProviderError, UsageError
+from upskill_hub.errors import EvalCancelledError, ProviderError, UsageError
 
 if TYPE_CHECKING:
     from upskill_hub.evaluation.config import EvalConfig
@@ -472,7 +472,7 @@ def eval_command(
 
         resume_cmd = json.loads(info).get("resume", "")
         saved = result.expected - result.missing
-        raise EvalCancelled(
+        raise EvalCancelledError(
             f"cancelled: {saved} of {result.expected} samples saved in {result.run_dir}; "
             f"resume with: {resume_cmd}"
         )

@@ -42,7 +42,7 @@ Route = Literal["run", "other"]
 def judge_route(spec: str, models: Sequence[str], base_url: str | None) -> Route:
     """``run`` when judge model ``spec`` reaches the endpoint of the run's models (so it may use
     the run's key), ``other`` when it belongs to another vendor. An unknown model string raises
-    :class:`~upskill_hub.errors.UnknownModel`."""
+    :class:`~upskill_hub.errors.UnknownModelError`."""
     from upskill_hub.evaluation.providers.resolve import parse_model
 
     parsed = parse_model(spec, base_url)

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from upskill_hub.errors import InvalidTestFile
+from upskill_hub.errors import InvalidTestFileError
 from upskill_hub.json_input import JsonInputError, parse_json
 
 #: The top-level key of skill_meta.json holding what upskill cannot express (upskill ignores it).
@@ -110,16 +110,18 @@ class TestSuite:
 
 
 def read_test_json(path: Path) -> Any:
-    """The JSON of a test file; an unreadable or malformed one is an :class:`InvalidTestFile`
+    """The JSON of a test file; an unreadable or malformed one is an :class:`InvalidTestFileError`
     naming the file (and the line)."""
     try:
         text = path.read_text(encoding="utf-8-sig")
     except FileNotFoundError:
-        raise InvalidTestFile(f"{path}: test file not found") from None
+        raise InvalidTestFileError(f"{path}: test file not found") from None
     except (OSError, UnicodeDecodeError) as exc:
-        raise InvalidTestFile(f"{path}: cannot read test file ({exc.__class__.__name__})") from None
+        raise InvalidTestFileError(
+            f"{path}: cannot read test file ({exc.__class__.__name__})"
+        ) from None
     try:
         return parse_json(text)
     except JsonInputError as exc:
         where = f"{path}:{exc.line}" if exc.line else str(path)
-        raise InvalidTestFile(f"{where}: {exc}") from None
+        raise InvalidTestFileError(f"{where}: {exc}") from None

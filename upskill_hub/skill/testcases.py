@@ -35,15 +35,13 @@ import re
 from pathlib import Path
 from typing import Any
 
-from upskill_hub.errors import InvalidTestFile
+from upskill_hub.errors import InvalidTestFileError
 from upskill_hub.skill.evals_json import evals_root, is_evals_json, suite_from_evals
-from upskill_hub.skill.suite import (
-    HUB_KEY,
-    AssertionSpec,
-    TestCase,
-    TestSuite,
-    read_test_json,
-)
+from upskill_hub.skill.suite import HUB_KEY as HUB_KEY
+from upskill_hub.skill.suite import AssertionSpec as AssertionSpec
+from upskill_hub.skill.suite import TestCase as TestCase
+from upskill_hub.skill.suite import TestSuite as TestSuite
+from upskill_hub.skill.suite import read_test_json
 
 META_FILENAME = "skill_meta.json"
 #: upskill 0.2's own optional case fields (its custom validators): kept as they are, not run.
@@ -74,7 +72,7 @@ def _as_str_list(value: Any, where: str) -> list[str]:
         return [value]
     if isinstance(value, list) and all(isinstance(v, str) for v in value):
         return list(value)
-    raise InvalidTestFile(f"{where}: expected a string or a list of strings")
+    raise InvalidTestFileError(f"{where}: expected a string or a list of strings")
 
 
 def _files_of(obj: dict[str, Any], where: str) -> dict[str, str]:
@@ -82,14 +80,14 @@ def _files_of(obj: dict[str, Any], where: str) -> dict[str, str]:
     if context is None:
         return {}
     if not isinstance(context, dict):
-        raise InvalidTestFile(f"{where}.context: must be an object")
+        raise InvalidTestFileError(f"{where}.context: must be an object")
     raw_files = context.get("files")
     if raw_files is None:
         return {}
     if not isinstance(raw_files, dict) or not all(
         isinstance(k, str) and isinstance(v, str) for k, v in raw_files.items()
     ):
-        raise InvalidTestFile(f"{where}.context.files: must map file names to strings")
+        raise InvalidTestFileError(f"{where}.context.files: must map file names to strings")
     return dict(raw_files)
 
 
@@ -114,20 +112,20 @@ def _upskill_fields(obj: dict[str, Any], where: str) -> dict[str, Any]:
                 if key == "validator_config"
                 else ("a string")
             )
-            raise InvalidTestFile(f"{where}.{key}: must be {what}")
+            raise InvalidTestFileError(f"{where}.{key}: must be {what}")
         out[key] = value
     return out
 
 
 def _assertion_list(raw: Any, where: str) -> list[AssertionSpec]:
     if not isinstance(raw, list):
-        raise InvalidTestFile(f"{where}: must be a list")
+        raise InvalidTestFileError(f"{where}: must be a list")
     out: list[AssertionSpec] = []
     for j, spec in enumerate(raw):
         if not isinstance(spec, dict) or not isinstance(spec.get("type"), str):
-            raise InvalidTestFile(f"{where}[{j}]: must be an object with a 'type'")
+            raise InvalidTestFileError(f"{where}[{j}]: must be an object with a 'type'")
         if spec["type"] not in ASSERTION_TYPES:
-            raise InvalidTestFile(
+            raise InvalidTestFileError(
                 f"{where}[{j}].type: unknown assertion type {spec['type']!r} "
                 f"(known: {', '.join(ASSERTION_TYPES)})"
             )
@@ -145,14 +143,14 @@ def _case_from_obj(
     where = f"{source}: tests[{index}]"
     hub_where = f"{source}: {HUB_KEY}.tests[{index}]"
     if not isinstance(obj, dict):
-        raise InvalidTestFile(f"{where}: a test case must be an object")
+        raise InvalidTestFileError(f"{where}: a test case must be an object")
     if extra is None:
         extra = {}
     elif not isinstance(extra, dict):
-        raise InvalidTestFile(f"{hub_where}: must be an object")
+        raise InvalidTestFileError(f"{hub_where}: must be an object")
     text = obj.get("input")
     if not isinstance(text, str) or not text.strip():
-        raise InvalidTestFile(f"{where}.input: must be a non-empty string")
+        raise InvalidTestFileError(f"{where}.input: must be a non-empty string")
     files = _files_of(obj, where)
     assertions: list[AssertionSpec]
     if "assertions" in extra:
@@ -163,7 +161,7 @@ def _case_from_obj(
         expected = obj.get("expected")
         if expected is not None:
             if not isinstance(expected, dict):
-                raise InvalidTestFile(f"{where}.expected: must be an object")
+                raise InvalidTestFileError(f"{where}.expected: must be an object")
             if expected.get("contains") is not None:
                 values = _as_str_list(expected["contains"], f"{where}.expected.contains")
                 if values:
@@ -171,7 +169,7 @@ def _case_from_obj(
         if "assertions" in obj:  # the layout written before upskill_hub existed
             assertions += _assertion_list(obj["assertions"], f"{where}.assertions")
     if not assertions:
-        raise InvalidTestFile(f"{where}: has no assertions (add 'assertions' or 'expected')")
+        raise InvalidTestFileError(f"{where}: has no assertions (add 'assertions' or 'expected')")
     case_id = extra.get("id", obj.get("id"))
     id_where = f"{hub_where}.id" if "id" in extra else f"{where}.id"
     if case_id is None:
@@ -181,9 +179,9 @@ def _case_from_obj(
             case_id = f"{base}-{n}"
             n += 1
     elif not isinstance(case_id, str) or not case_id:
-        raise InvalidTestFile(f"{id_where}: must be a non-empty string")
+        raise InvalidTestFileError(f"{id_where}: must be a non-empty string")
     elif case_id in used_ids:
-        raise InvalidTestFile(f"{id_where}: duplicate test id {case_id!r}")
+        raise InvalidTestFileError(f"{id_where}: duplicate test id {case_id!r}")
     used_ids.add(case_id)
     return TestCase(
         id=case_id,
@@ -211,22 +209,24 @@ def suite_from_obj(data: Any, source: str = "tests") -> TestSuite:
         if meta is None:
             meta = {}
         if not isinstance(meta, dict):
-            raise InvalidTestFile(f"{source}: 'metadata' must be an object")
+            raise InvalidTestFileError(f"{source}: 'metadata' must be an object")
         # upskill writes every unset metadata key as null: null means absent
         metadata = {k: v for k, v in meta.items() if v is not None}
         hub = data.get(HUB_KEY)
         if hub is not None:
             extras = hub.get("tests") if isinstance(hub, dict) else None
             if not isinstance(extras, list):  # as the schema requires
-                raise InvalidTestFile(
+                raise InvalidTestFileError(
                     f"{source}: '{HUB_KEY}' must be an object with a 'tests' list"
                 )
     else:
-        raise InvalidTestFile(f"{source}: expected an object with 'tests' or 'cases', or a list")
+        raise InvalidTestFileError(
+            f"{source}: expected an object with 'tests' or 'cases', or a list"
+        )
     if not isinstance(raw_cases, list):
-        raise InvalidTestFile(f"{source}: 'tests' must be a list")
+        raise InvalidTestFileError(f"{source}: 'tests' must be a list")
     if extras is not None and len(extras) != len(raw_cases):
-        raise InvalidTestFile(
+        raise InvalidTestFileError(
             f"{source}: {HUB_KEY}.tests has {len(extras)} entries but tests has "
             f"{len(raw_cases)}: they pair by position, so add or remove the matching entry"
         )

@@ -123,7 +123,7 @@ def _model_spec(provider: str, model: str, base_url: str | None) -> str:
         spec = model.removeprefix("openai:")
     else:
         spec = model if model.startswith("openai:") else f"openai:{model}"
-    parse_model(spec, base_url)  # UnknownModel with the accepted forms
+    parse_model(spec, base_url)  # UnknownModelError with the accepted forms
     return spec
 
 

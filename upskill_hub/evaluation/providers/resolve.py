@@ -31,7 +31,7 @@ import re
 from dataclasses import dataclass
 from typing import Literal
 
-from upskill_hub.errors import Param, ProviderError, UnknownModel
+from upskill_hub.errors import Param, ProviderError, UnknownModelError
 from upskill_hub.evaluation.providers import http_errors
 from upskill_hub.evaluation.providers.base import Provider
 
@@ -72,7 +72,7 @@ class ModelSpec:
     model_id: str
 
 
-def _unknown(spec: str, *why: object) -> UnknownModel:
+def _unknown(spec: str, *why: object) -> UnknownModelError:
     hint = ""
     lowered = spec.lower()
     if lowered.startswith("claude"):
@@ -81,11 +81,11 @@ def _unknown(spec: str, *why: object) -> UnknownModel:
         hint = f" (did you mean 'openai:{spec}'?)"
     reason = (" (", *why, ")") if why else ()
     parts = (f"unknown model {spec!r}", *reason, f"{hint}: use ", *ACCEPTED_FORMS)
-    return UnknownModel(*parts, param="models")
+    return UnknownModelError(*parts, param="models")
 
 
 def parse_model(spec: str, base_url: str | None = None) -> ModelSpec:
-    """Parse ``spec``; :class:`UnknownModel` if it names no provider or alias."""
+    """Parse ``spec``; :class:`UnknownModelError` if it names no provider or alias."""
     text = spec.strip()
     lowered = text.lower()
     if lowered == "local":

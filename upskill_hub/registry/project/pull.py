@@ -19,7 +19,7 @@ from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from upskill_hub.errors import LocalModifications, LockError, Param, UsageError
+from upskill_hub.errors import LocalModificationsError, LockError, Param, UsageError
 from upskill_hub.hub.client import Hub, parse_spec
 from upskill_hub.registry.evidence.locked import LockedEvidence
 from upskill_hub.registry.evidence.read import EvidenceReader, SkillEvidence
@@ -400,7 +400,7 @@ def _install_locked(
     states = [skill_state(root, s) for s in chosen]
     edited = [s for s in states if s.modified]
     if edited and not force:
-        raise LocalModifications(
+        raise LocalModificationsError(
             "modified locally (use ",
             Param("force"),
             " to overwrite): "
