@@ -46,35 +46,58 @@ from typing import TYPE_CHECKING
 
 from upskill_hub._lazy import lazy_exports
 
-if TYPE_CHECKING:
-    from upskill_hub.errors import HubError, UpskillHubError, UsageError
-    from upskill_hub.evaluation.agent import AgentSettings
-    from upskill_hub.evaluation.config import EvalConfig
-    from upskill_hub.evaluation.eval_result import EvalResult
-    from upskill_hub.evaluation.providers.resolve import resolve_model
-    from upskill_hub.evaluation.runner import evaluate
-    from upskill_hub.evaluation.triggers.measure import evaluate_triggers
-    from upskill_hub.generate import GenerateConfig, generate
-    from upskill_hub.hub.client import Hub
-    from upskill_hub.publish.results_dataset import push_results
-    from upskill_hub.publish.results_view import compare_results, load_results
-    from upskill_hub.registry.evidence.read import skill_evidence
-    from upskill_hub.registry.fetch import fetch_skill
-    from upskill_hub.registry.project.pull import pull
-    from upskill_hub.registry.project.state import outdated, remove, verify
-    from upskill_hub.registry.project.update import update
-    from upskill_hub.registry.push import push_skills
-    from upskill_hub.registry.search import info, search
-    from upskill_hub.registry.skill_source import open_skill
-    from upskill_hub.skill import (
-        Skill,
-        SkillReport,
-        TestCase,
-        TestSuite,
-        discover_skills,
-        load_skill,
-        validate_skill,
-    )
+if TYPE_CHECKING:  # the names of _EXPORTS, for type checkers (``X as X``: re-exported)
+    from upskill_hub.errors import EvalCancelledError as EvalCancelledError
+    from upskill_hub.errors import HubError as HubError
+    from upskill_hub.errors import InvalidSkillError as InvalidSkillError
+    from upskill_hub.errors import InvalidTestFileError as InvalidTestFileError
+    from upskill_hub.errors import LocalModificationsError as LocalModificationsError
+    from upskill_hub.errors import LockError as LockError
+    from upskill_hub.errors import ProviderError as ProviderError
+    from upskill_hub.errors import RepoNotFoundError as RepoNotFoundError
+    from upskill_hub.errors import RevisionNotFoundError as RevisionNotFoundError
+    from upskill_hub.errors import SignatureError as SignatureError
+    from upskill_hub.errors import SkillNotFoundError as SkillNotFoundError
+    from upskill_hub.errors import UndeterminedError as UndeterminedError
+    from upskill_hub.errors import UnknownModelError as UnknownModelError
+    from upskill_hub.errors import UnsafeSkillError as UnsafeSkillError
+    from upskill_hub.errors import UpskillHubError as UpskillHubError
+    from upskill_hub.errors import UsageError as UsageError
+    from upskill_hub.evaluation.agent import AgentSettings as AgentSettings
+    from upskill_hub.evaluation.config import EvalConfig as EvalConfig
+    from upskill_hub.evaluation.eval_result import EvalResult as EvalResult
+    from upskill_hub.evaluation.providers.resolve import resolve_model as resolve_model
+    from upskill_hub.evaluation.runner import evaluate as evaluate
+    from upskill_hub.evaluation.triggers.measure import evaluate_triggers as evaluate_triggers
+    from upskill_hub.generate import GenerateConfig as GenerateConfig
+    from upskill_hub.generate import generate as generate
+    from upskill_hub.generate.teacher import TeacherError as TeacherError
+    from upskill_hub.hub.client import Hub as Hub
+    from upskill_hub.publish.results_dataset import push_results as push_results
+    from upskill_hub.publish.results_view import compare_results as compare_results
+    from upskill_hub.publish.results_view import load_results as load_results
+    from upskill_hub.publish.run_consistency import InconsistentRunError as InconsistentRunError
+    from upskill_hub.registry.evidence.read import skill_evidence as skill_evidence
+    from upskill_hub.registry.fetch import ScanRefusedError as ScanRefusedError
+    from upskill_hub.registry.fetch import SeveralSkillsError as SeveralSkillsError
+    from upskill_hub.registry.fetch import ValidationRefusedError as ValidationRefusedError
+    from upskill_hub.registry.fetch import fetch_skill as fetch_skill
+    from upskill_hub.registry.project.pull import pull as pull
+    from upskill_hub.registry.project.state import outdated as outdated
+    from upskill_hub.registry.project.state import remove as remove
+    from upskill_hub.registry.project.state import verify as verify
+    from upskill_hub.registry.project.update import update as update
+    from upskill_hub.registry.push import push_skills as push_skills
+    from upskill_hub.registry.search import info as info
+    from upskill_hub.registry.search import search as search
+    from upskill_hub.registry.skill_source import open_skill as open_skill
+    from upskill_hub.skill import Skill as Skill
+    from upskill_hub.skill import SkillReport as SkillReport
+    from upskill_hub.skill import TestCase as TestCase
+    from upskill_hub.skill import TestSuite as TestSuite
+    from upskill_hub.skill import discover_skills as discover_skills
+    from upskill_hub.skill import load_skill as load_skill
+    from upskill_hub.skill import validate_skill as validate_skill
 
 __version__ = "0.1.0"
 
@@ -112,40 +135,25 @@ _EXPORTS = {
     "update": "upskill_hub.registry.project.update",
     "validate_skill": "upskill_hub.skill",
     "verify": "upskill_hub.registry.project.state",
+    # the errors a caller may catch
+    "EvalCancelledError": "upskill_hub.errors",
+    "InvalidSkillError": "upskill_hub.errors",
+    "InvalidTestFileError": "upskill_hub.errors",
+    "LocalModificationsError": "upskill_hub.errors",
+    "LockError": "upskill_hub.errors",
+    "ProviderError": "upskill_hub.errors",
+    "RepoNotFoundError": "upskill_hub.errors",
+    "RevisionNotFoundError": "upskill_hub.errors",
+    "SignatureError": "upskill_hub.errors",
+    "SkillNotFoundError": "upskill_hub.errors",
+    "UndeterminedError": "upskill_hub.errors",
+    "UnknownModelError": "upskill_hub.errors",
+    "UnsafeSkillError": "upskill_hub.errors",
+    "TeacherError": "upskill_hub.generate.teacher",
+    "InconsistentRunError": "upskill_hub.publish.run_consistency",
+    "ScanRefusedError": "upskill_hub.registry.fetch",
+    "SeveralSkillsError": "upskill_hub.registry.fetch",
+    "ValidationRefusedError": "upskill_hub.registry.fetch",
 }
-__all__ = [
-    "AgentSettings",
-    "EvalConfig",
-    "EvalResult",
-    "GenerateConfig",
-    "Hub",
-    "HubError",
-    "Skill",
-    "SkillReport",
-    "TestCase",
-    "TestSuite",
-    "UpskillHubError",
-    "UsageError",
-    "compare_results",
-    "discover_skills",
-    "evaluate",
-    "evaluate_triggers",
-    "fetch_skill",
-    "generate",
-    "info",
-    "load_results",
-    "load_skill",
-    "open_skill",
-    "outdated",
-    "pull",
-    "push_results",
-    "push_skills",
-    "remove",
-    "resolve_model",
-    "search",
-    "skill_evidence",
-    "update",
-    "validate_skill",
-    "verify",
-]
+__all__ = sorted(_EXPORTS)
 __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

@@ -65,21 +65,21 @@ class UsageError(UpskillHubError):
     exit_code = 2
 
 
-class SkillNotFound(UpskillHubError):
+class SkillNotFoundError(UpskillHubError):
     """A path that holds no skill (no SKILL.md)."""
 
     exit_code = 2
 
 
-class InvalidSkill(UpskillHubError):
+class InvalidSkillError(UpskillHubError):
     """A skill that fails validation where a valid one is required (push, pull, eval)."""
 
 
-class InvalidTestFile(UpskillHubError):
+class InvalidTestFileError(UpskillHubError):
     """A test-case file (skill_meta.json or a ``tests`` file) that cannot be read."""
 
 
-class UnsafeSkill(UpskillHubError):
+class UnsafeSkillError(UpskillHubError):
     """The security scan refused a skill (see :mod:`upskill_hub.registry.trust.scan`)."""
 
 
@@ -118,11 +118,11 @@ class HubError(UpskillHubError):
         self.revision = revision
 
 
-class RepoNotFound(HubError):
+class RepoNotFoundError(HubError):
     pass
 
 
-class RevisionNotFound(HubError):
+class RevisionNotFoundError(HubError):
     pass
 
 
@@ -130,7 +130,7 @@ class LockError(UpskillHubError):
     """The lock file is missing, unreadable, or would change under ``frozen``."""
 
 
-class Undetermined(UpskillHubError):
+class UndeterminedError(UpskillHubError):
     """A yes/no check (``outdated``, ``verify``) could not be answered: the Hub could not be
     reached, the lock is missing or unreadable. Exit 2, as ``diff`` and ``grep`` do, so a CI gate
     never mistakes "could not tell" for "up to date"."""
@@ -138,7 +138,7 @@ class Undetermined(UpskillHubError):
     exit_code = 2
 
 
-class LocalModifications(UpskillHubError):
+class LocalModificationsError(UpskillHubError):
     """An installed skill was edited locally; ``force`` overwrites."""
 
 
@@ -166,11 +166,11 @@ class ProviderError(UpskillHubError):
         self.rejection = None if retryable else rejection
 
 
-class UnknownModel(UsageError):
+class UnknownModelError(UsageError):
     """A model string that names no provider or alias."""
 
 
-class EvalCancelled(UpskillHubError):
+class EvalCancelledError(UpskillHubError):
     """An evaluation stopped by its cancellation token; finished samples are kept."""
 
     exit_code = 130

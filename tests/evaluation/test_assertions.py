@@ -11,7 +11,7 @@ from typing import Any
 import jsonschema
 import pytest
 
-from upskill_hub.errors import InvalidTestFile
+from upskill_hub.errors import InvalidTestFileError
 from upskill_hub.evaluation.assertions import (
     KINDS,
     CheckContext,
@@ -93,7 +93,7 @@ def test_bad_regex_is_reported_up_front_and_as_error_at_check_time() -> None:
     problems = validate_spec(spec)
     assert len(problems) == 1
     assert problems[0].startswith("regex: invalid regex /sm_(90/: missing )")
-    with pytest.raises(InvalidTestFile, match="invalid regex"):
+    with pytest.raises(InvalidTestFileError, match="invalid regex"):
         build_assertion(spec)
     ctx = CheckContext(case=CASE, output_tokens=1)
     (result,) = asyncio.run(check_all([spec], "sm_90", ctx))

@@ -13,7 +13,7 @@ import pytest
 
 from tests.cli_runner import run_cli
 from tests.support.llm_servers import openai_server, system_prompt
-from upskill_hub.errors import InvalidTestFile
+from upskill_hub.errors import InvalidTestFileError
 from upskill_hub.evaluation.run.folder import read_samples
 from upskill_hub.skill.model import load_skill
 from upskill_hub.skill.testcases import read_suite
@@ -92,7 +92,7 @@ def test_bad_evals_json_names_the_field(
     bad = json.loads(json.dumps(EVALS))
     bad["evals"][0].update(change)
     (skill_dir / "evals" / "evals.json").write_text(json.dumps(bad))
-    with pytest.raises(InvalidTestFile, match=message.replace("[", r"\[").replace("]", r"\]")):
+    with pytest.raises(InvalidTestFileError, match=message.replace("[", r"\[").replace("]", r"\]")):
         load_skill(skill_dir)
 
 

@@ -24,7 +24,7 @@ from tests.support.llm_servers import (
     openai_server,
     skill_aware,
 )
-from upskill_hub.errors import ProviderError, UnknownModel
+from upskill_hub.errors import ProviderError, UnknownModelError
 from upskill_hub.evaluation.providers import canonical_model_id, resolve_model
 from upskill_hub.evaluation.providers.base import Provider
 from upskill_hub.evaluation.types import Completion, GenerationParams, Message
@@ -493,7 +493,7 @@ def test_canonical_model_ids(spec: str, base_url: str | None, expected: str) -> 
     ],
 )
 def test_unknown_model_strings(spec: str, words: str) -> None:
-    with pytest.raises(UnknownModel) as info:
+    with pytest.raises(UnknownModelError) as info:
         resolve_model(spec)
     message = str(info.value)
     assert repr(spec) in message and words in message

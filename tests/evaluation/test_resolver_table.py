@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from tests.support.eval_runs import REPO, canary_skill, eval_env, quuxium_cases, run_eval
-from upskill_hub.errors import ProviderError, UnknownModel
+from upskill_hub.errors import ProviderError, UnknownModelError
 from upskill_hub.evaluation.config import EvalConfig
 from upskill_hub.evaluation.providers import register_mock
 from upskill_hub.evaluation.providers.resolve import (
@@ -122,7 +122,7 @@ def test_an_unknown_model_is_one_line_naming_the_model_flag_value(
         "hf:ORG/MODEL[:PROVIDER], haiku, sonnet, opus, or a bare MODEL with --base-url "
         "(OpenAI-compatible server)\n"
     )
-    with pytest.raises(UnknownModel) as info:
+    with pytest.raises(UnknownModelError) as info:
         parse_model(spec)
     assert info.value.param == "models"
 

@@ -24,7 +24,7 @@ from tests.support.llm_servers import (
     system_prompt,
 )
 from upskill_hub.backoff import RetryPolicy, backoff_delay
-from upskill_hub.errors import UnknownModel, UsageError
+from upskill_hub.errors import UnknownModelError, UsageError
 from upskill_hub.evaluation.config import EvalConfig
 from upskill_hub.evaluation.eval_result import EvalResult, Progress
 from upskill_hub.evaluation.prompts import BASE_SYSTEM_PROMPT, build_messages, prompt_hash
@@ -484,7 +484,7 @@ def test_resume_refuses_a_different_config(skill: Skill, tmp_path: Path) -> None
 
 def test_bad_config_fails_before_any_folder(skill: Skill, tmp_path: Path) -> None:
     root = tmp_path / "runs"
-    with pytest.raises(UnknownModel):
+    with pytest.raises(UnknownModelError):
         evaluate(skill, cases(), fast(models=["no-such-model"]), output_root=root)
     with pytest.raises(UsageError, match="runs"):
         evaluate(skill, cases(), fast(runs=0), output_root=root)

@@ -19,7 +19,7 @@ from tests.support.llm_servers import (
     openai_server,
     tool_results,
 )
-from upskill_hub.errors import InvalidTestFile, UsageError
+from upskill_hub.errors import InvalidTestFileError, UsageError
 from upskill_hub.evaluation.agent import AgentSettings
 from upskill_hub.evaluation.config import EvalConfig
 from upskill_hub.evaluation.stats.summarize import clustered_rate_interval, wilson_interval
@@ -213,7 +213,7 @@ def test_packaged_distractors_match_the_bundled_skill() -> None:
 def test_bad_queries_file(tmp_path: Path, content: str, message: str) -> None:
     path = tmp_path / "q.json"
     path.write_text(content)
-    with pytest.raises(InvalidTestFile, match=message):
+    with pytest.raises(InvalidTestFileError, match=message):
         read_queries(path)
 
 

@@ -13,9 +13,9 @@ from upskill_hub.errors import UsageError
 from upskill_hub.evaluation.run.folder import read_samples
 from upskill_hub.evaluation.run.records import RunInfo
 from upskill_hub.publish.dataset_card import build_dataset_card, run_section, run_sections
+from upskill_hub.publish.dataset_push import dataset_features
 from upskill_hub.publish.results_dataset import (
     check_rows,
-    dataset_features,
     push_results,
     read_run,
     sample_rows,

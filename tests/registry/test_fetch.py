@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from tests.registry.conftest import HostileFile, HostileHub, HubFactory, write_skill
-from upskill_hub.errors import HubError, RepoNotFound, RevisionNotFound, UsageError
+from upskill_hub.errors import HubError, RepoNotFoundError, RevisionNotFoundError, UsageError
 from upskill_hub.hub.client import Hub, parse_spec
 from upskill_hub.registry.fetch import fetch_skill, fetch_skills
 from upskill_hub.registry.project.lock import hash_tree
@@ -50,11 +50,11 @@ def test_multi_skill_repo_needs_a_name(tmp_path: Path, unique_repo_id: str) -> N
 
 def test_missing_repo_and_revision_are_typed_one_liners(pushed: tuple[str, str]) -> None:
     repo_id, _ = pushed
-    with pytest.raises(RepoNotFound) as missing:
+    with pytest.raises(RepoNotFoundError) as missing:
         fetch_skill("local-user/no-such-skill-anywhere")
     assert "local-user/no-such-skill-anywhere" in str(missing.value)
     assert "\n" not in str(missing.value)
-    with pytest.raises(RevisionNotFound) as rev:
+    with pytest.raises(RevisionNotFoundError) as rev:
         fetch_skill(f"{repo_id}@no-such-tag")
     assert repo_id in str(rev.value) and "no-such-tag" in str(rev.value)
     assert "\n" not in str(rev.value)
@@ -116,7 +116,7 @@ def test_transient_failures_are_retried_until_success(
 
 def test_fetch_skill_uses_the_hub_it_is_given(hostile_hub: HostileHub) -> None:
     repo_id = hostile_hub.add([HostileFile("SKILL.md", SKILL_MD)])
-    with pytest.raises(RepoNotFound):  # the default Hub (HF_ENDPOINT) has no such repo
+    with pytest.raises(RepoNotFoundError):  # the default Hub (HF_ENDPOINT) has no such repo
         fetch_skill(f"{repo_id}@main")
     assert hostile_hub.requests == []
     fetched = fetch_skill(f"{repo_id}@main", hub=Hub(endpoint=hostile_hub.url, token=False))
@@ -126,12 +126,12 @@ def test_fetch_skill_uses_the_hub_it_is_given(hostile_hub: HostileHub) -> None:
 
 
 def test_several_skills_error_is_typed_and_names_them(tmp_path: Path, unique_repo_id: str) -> None:
-    from upskill_hub.registry.fetch import SeveralSkills
+    from upskill_hub.registry.fetch import SeveralSkillsError
 
     write_skill(tmp_path / "many", "alpha")
     write_skill(tmp_path / "many", "beta")
     push_skills(tmp_path / "many", repo_id=unique_repo_id)
-    with pytest.raises(SeveralSkills) as err:
+    with pytest.raises(SeveralSkillsError) as err:
         fetch_skill(unique_repo_id, hub=Hub(token=False))
     assert err.value.names == ["alpha", "beta"] and err.value.repo_id == unique_repo_id
     assert isinstance(err.value, UsageError) and err.value.param == "skill"

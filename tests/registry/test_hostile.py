@@ -19,8 +19,8 @@ from tests.registry.conftest import (
     git_oid,
     tree_state,
 )
-from upskill_hub.errors import HubError, UnsafeSkill
-from upskill_hub.registry.fetch import ScanRefused
+from upskill_hub.errors import HubError, UnsafeSkillError
+from upskill_hub.registry.fetch import ScanRefusedError
 from upskill_hub.registry.project.lock import LOCK_FILENAME
 from upskill_hub.registry.project.pull import pull
 
@@ -33,7 +33,7 @@ def _pull_refused(
     make_hub: HubFactory,
     project: Path,
     files: list[HostileFile],
-    error: type[Exception] = UnsafeSkill,
+    error: type[Exception] = UnsafeSkillError,
     allow_unsafe: bool = False,
 ) -> Exception:
     repo_id = hub.add(files)
@@ -76,7 +76,7 @@ def test_bad_listing_paths_are_refused_before_download(
         project,
         [HostileFile("SKILL.md", SKILL_MD), HostileFile(bad_path, b"pwned\n")],
     )
-    assert isinstance(err, ScanRefused) and rule in {f.rule for f in err.findings}
+    assert isinstance(err, ScanRefusedError) and rule in {f.rule for f in err.findings}
     assert not [p for m, p in hostile_hub.requests if "/resolve/" in p], "downloaded anyway"
 
 

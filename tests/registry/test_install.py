@@ -10,9 +10,10 @@ from typing import Any
 
 import pytest
 
-from upskill_hub.errors import LocalModifications, UnsafeSkill, UsageError
-from upskill_hub.registry.project.lock import Lock, LockedSkill, hash_tree, target_entry
+from upskill_hub.errors import LocalModificationsError, UnsafeSkillError, UsageError
+from upskill_hub.registry.project.lock import Lock, LockedSkill, hash_tree
 from upskill_hub.registry.project.place import install_skill, modified_files, remove_skill
+from upskill_hub.registry.project.targets import target_entry
 
 COMMIT = "a" * 40
 
@@ -148,7 +149,7 @@ def test_local_edits_are_detected(
     assert modified_files(installed[0], previous) == []
     edit(installed[1])  # edited through the symlink: the canonical copy changed
     before = snapshot(project)
-    with pytest.raises(LocalModifications) as info:
+    with pytest.raises(LocalModificationsError) as info:
         install_skill(v2, "demo", dirs, previous=previous, force=False)
     assert "demo" in str(info.value) and expected in str(info.value)
     assert info.value.param == "force" and "--" not in str(info.value)
@@ -164,7 +165,7 @@ def test_many_edits_are_summarised(tmp_path: Path, project: Path) -> None:
     previous = locked_for(v1, [target], project)
     for i in range(8):
         (target / f"n{i}.md").write_text("x")
-    with pytest.raises(LocalModifications, match=r"\(\+3 more\)"):
+    with pytest.raises(LocalModificationsError, match=r"\(\+3 more\)"):
         install_skill(v1, "demo", [project / "s"], previous=previous, force=False)
 
 
@@ -173,7 +174,7 @@ def test_existing_folder_not_in_lock_needs_force(tmp_path: Path, project: Path) 
     theirs.mkdir(parents=True)
     (theirs / "SKILL.md").write_text("someone else's\n")
     staged = make_staged(tmp_path, "1")
-    with pytest.raises(LocalModifications, match="not recorded"):
+    with pytest.raises(LocalModificationsError, match="not recorded"):
         install_skill(staged, "demo", [project / ".claude/skills"], previous=None, force=False)
     assert (theirs / "SKILL.md").read_text() == "someone else's\n"
     install_skill(staged, "demo", [project / ".claude/skills"], previous=None, force=True)
@@ -188,13 +189,13 @@ def test_foreign_folder_in_a_new_agent_dir_is_protected(tmp_path: Path, project:
     other.mkdir(parents=True)
     (other / "SKILL.md").write_text("different\n")
     dirs = [project / ".claude/skills", project / ".cursor/skills"]
-    with pytest.raises(LocalModifications, match="cursor"):
+    with pytest.raises(LocalModificationsError, match="cursor"):
         install_skill(v1, "demo", dirs, previous=previous, force=False)
     # a stray symlink that points elsewhere is not ours either
     other_link = project / ".gemini/skills/demo"
     other_link.parent.mkdir(parents=True)
     other_link.symlink_to(tmp_path / "nowhere")
-    with pytest.raises(LocalModifications, match="symlink"):
+    with pytest.raises(LocalModificationsError, match="symlink"):
         install_skill(v1, "demo", [dirs[0], other_link.parent], previous=previous, force=False)
 
 
@@ -209,7 +210,7 @@ def test_failed_copy_leaves_old_install_untouched(tmp_path: Path, project: Path)
     sock.bind(str(v2 / "scripts" / "sock"))
     before = snapshot(project)
     try:
-        with pytest.raises(UnsafeSkill):
+        with pytest.raises(UnsafeSkillError):
             install_skill(v2, "demo", dirs, previous=previous, force=False, link=False)
     finally:
         sock.close()
@@ -270,7 +271,7 @@ def test_bad_arguments(tmp_path: Path, project: Path) -> None:
 def test_staged_symlink_is_refused(tmp_path: Path, project: Path) -> None:
     staged = make_staged(tmp_path, "1")
     (staged / "keys").symlink_to(tmp_path)
-    with pytest.raises(UnsafeSkill):
+    with pytest.raises(UnsafeSkillError):
         install_skill(staged, "demo", [project / "s"], previous=None, force=False)
     assert not (project / "s").exists()
 
@@ -282,7 +283,7 @@ def test_remove_skill(tmp_path: Path, project: Path) -> None:
     other = LockedSkill(name="other", repo_id="me/other", commit=COMMIT)
     lock = Lock(skills={"demo": locked_for(v1, installed, project), "other": other})
     (installed[0] / "SKILL.md").write_text("edited\n")
-    with pytest.raises(LocalModifications, match=r"SKILL\.md"):
+    with pytest.raises(LocalModificationsError, match=r"SKILL\.md"):
         remove_skill("demo", lock, project)
     assert all(os.path.lexists(p) for p in installed)
     new = remove_skill("demo", lock, project, force=True)

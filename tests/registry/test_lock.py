@@ -16,11 +16,10 @@ from upskill_hub.registry.project.lock import (
     LockedSkill,
     hash_tree,
     read_lock,
-    target_entry,
-    target_path,
     tree_state,
     write_lock,
 )
+from upskill_hub.registry.project.targets import target_entry, target_path
 
 COMMIT = "0123456789abcdef0123456789abcdef01234567"
 SHA = hashlib.sha256(b"x").hexdigest()

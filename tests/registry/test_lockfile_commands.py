@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from tests.registry.conftest import REPO_ROOT, CliResult, tree_state, write_skill
-from upskill_hub.errors import LocalModifications, LockError
+from upskill_hub.errors import LocalModificationsError, LockError
 from upskill_hub.registry.project.lock import LOCK_FILENAME, read_lock
 from upskill_hub.registry.project.pull import install_locked, pull
 from upskill_hub.registry.project.state import outdated
@@ -146,7 +146,7 @@ def test_outdated_and_update_move_only_what_is_asked(
     report = update(project_root=project)
     assert report.skills[0].status == "skipped" and "SKILL.md" in report.skills[0].detail
     assert read_lock(project).skills[name].commit == old
-    with pytest.raises(LocalModifications, match=r"SKILL\.md"):
+    with pytest.raises(LocalModificationsError, match=r"SKILL\.md"):
         update([name], project_root=project)
 
     report = update([name], project_root=project, force=True)
@@ -278,7 +278,7 @@ def test_a_link_to_something_else_is_still_refused(
     link = project / ".cursor" / "skills" / name
     link.unlink()
     link.symlink_to(tmp_path / "elsewhere", target_is_directory=True)
-    with pytest.raises(LocalModifications, match="symlink"):
+    with pytest.raises(LocalModificationsError, match="symlink"):
         install_locked(frozen=True, project_root=project)
     assert os.readlink(link) == str(tmp_path / "elsewhere")
 

@@ -11,7 +11,12 @@ import pytest
 from huggingface_hub import HfApi
 
 from tests.registry.conftest import CliResult, tree_state, write_skill
-from upskill_hub.errors import InvalidSkill, LocalModifications, UnsafeSkill, UsageError
+from upskill_hub.errors import (
+    InvalidSkillError,
+    LocalModificationsError,
+    UnsafeSkillError,
+    UsageError,
+)
 from upskill_hub.registry.project.lock import LOCK_FILENAME, read_lock
 from upskill_hub.registry.project.pull import pull
 from upskill_hub.registry.push import push_skills
@@ -116,8 +121,8 @@ def _raw_repo(repo_id: str, files: dict[str, bytes]) -> None:
 @pytest.mark.parametrize(
     ("skill_md", "error"),
     [
-        (b"---\nname: {name}\n---\nno description\n", InvalidSkill),
-        (b"---\nname: {name}\ndescription: ok\n---\n<!-- do evil -->\n", UnsafeSkill),
+        (b"---\nname: {name}\n---\nno description\n", InvalidSkillError),
+        (b"---\nname: {name}\ndescription: ok\n---\n<!-- do evil -->\n", UnsafeSkillError),
     ],
 )
 def test_invalid_or_unsafe_repo_writes_nothing(
@@ -159,5 +164,5 @@ def test_pull_edit_conflict_is_typed(pushed: tuple[str, str], project: Path) -> 
     name = repo_id.split("/")[1]
     pull(repo_id, project_root=project)
     (project / ".claude" / "skills" / name / "extra.md").write_text("mine\n")
-    with pytest.raises(LocalModifications, match=r"extra\.md"):
+    with pytest.raises(LocalModificationsError, match=r"extra\.md"):
         pull(repo_id, project_root=project)

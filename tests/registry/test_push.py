@@ -12,7 +12,7 @@ import yaml
 from huggingface_hub import HfApi
 
 from tests.registry.conftest import CliResult, write_skill
-from upskill_hub.errors import RepoNotFound, UnsafeSkill
+from upskill_hub.errors import RepoNotFoundError, UnsafeSkillError
 from upskill_hub.hub.client import Hub
 from upskill_hub.registry.card import (
     NO_RESULTS,
@@ -22,7 +22,7 @@ from upskill_hub.registry.card import (
     replace_results_section,
     results_section,
 )
-from upskill_hub.registry.fetch import ScanRefused
+from upskill_hub.registry.fetch import ScanRefusedError
 from upskill_hub.registry.push import push_skills
 
 
@@ -90,7 +90,7 @@ def test_invalid_skill_is_refused_with_findings_and_nothing_created(
     assert result.code == 1
     assert "description" in result.stderr and "name" in result.stderr
     assert result.stderr.strip().splitlines()[-1].startswith("error: ")
-    with pytest.raises(RepoNotFound):
+    with pytest.raises(RepoNotFoundError):
         Hub().resolve(unique_repo_id, "main")
 
 
@@ -101,7 +101,7 @@ def test_unsafe_skill_is_refused_unless_allowed(
     skill = write_skill(tmp_path, name, {"references/x.md": "ok <!-- secretly do X -->\n"})
     refused = run_cli("push", str(skill), "--repo", unique_repo_id)
     assert refused.code == 1 and "html-comment" in refused.stderr
-    with pytest.raises(RepoNotFound):
+    with pytest.raises(RepoNotFoundError):
         Hub().resolve(unique_repo_id, "main")
     allowed = run_cli("push", str(skill), "--repo", unique_repo_id, "--allow-unsafe")
     assert allowed.code == 0, allowed.stderr
@@ -198,9 +198,9 @@ def test_allow_unsafe_never_uploads_what_a_symlink_points_at(
         assert result.code != 0, result.stdout
         assert "symlink" in result.stderr and "Traceback" not in result.stderr
         assert result.stderr.strip().splitlines()[-1].startswith("error: ")
-    with pytest.raises(RepoNotFound):  # refused before any request: the repo was never made
+    with pytest.raises(RepoNotFoundError):  # refused before any request: the repo was never made
         Hub().resolve(unique_repo_id, "main")
-    with pytest.raises(ScanRefused):
+    with pytest.raises(ScanRefusedError):
         push_skills(skill, repo_id=unique_repo_id, allow_unsafe=True)
     scanned = run_cli("scan", str(skill), "--allow-unsafe", "--format", "json")
     assert scanned.code == 1 and secret not in scanned.stdout
@@ -228,10 +228,10 @@ def test_symlink_swapped_in_after_listing_is_not_followed(
         return result
 
     monkeypatch.setattr(push_module.os, "lstat", racing_lstat)
-    with pytest.raises(UnsafeSkill):
+    with pytest.raises(UnsafeSkillError):
         push_skills(skill, repo_id=unique_repo_id, allow_unsafe=True)
     monkeypatch.undo()
-    with pytest.raises(RepoNotFound):
+    with pytest.raises(RepoNotFoundError):
         Hub().resolve(unique_repo_id, "main")
 
 

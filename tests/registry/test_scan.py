@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from upskill_hub.errors import UnsafeSkill
+from upskill_hub.errors import UnsafeSkillError
 from upskill_hub.registry.trust.scan import (
     ScanFinding,
     ScanLimits,
@@ -364,7 +364,7 @@ def test_enforce_raises_on_errors_in_one_line() -> None:
         ScanFinding("unicode-tag", "error", "tag char", "SKILL.md", 7),
         ScanFinding("html-comment", "error", "comment", "references/x.md", 2),
     ]
-    with pytest.raises(UnsafeSkill) as info:
+    with pytest.raises(UnsafeSkillError) as info:
         enforce(findings, allow_unsafe=False)
     message = str(info.value)
     assert "\n" not in message

@@ -10,7 +10,12 @@ import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from upskill_hub.errors import InvalidSkill, InvalidTestFile, SkillNotFound, UsageError
+from upskill_hub.errors import (
+    InvalidSkillError,
+    InvalidTestFileError,
+    SkillNotFoundError,
+    UsageError,
+)
 from upskill_hub.skill import (
     TestSuite,
     discover_skills,
@@ -82,14 +87,14 @@ def test_roundtrip_property(description: str, extra: dict[str, str], body: str) 
 
 
 def test_load_errors(tmp_path: Path) -> None:
-    with pytest.raises(SkillNotFound):
+    with pytest.raises(SkillNotFoundError):
         load_skill(tmp_path / "nope")
     (tmp_path / "empty").mkdir()
-    with pytest.raises(SkillNotFound, match="SKILL\\.md"):
+    with pytest.raises(SkillNotFoundError, match="SKILL\\.md"):
         load_skill(tmp_path / "empty")
     bad = make_skill(tmp_path, "bad")
     (bad / "SKILL.md").write_text("no frontmatter")
-    with pytest.raises(InvalidSkill, match=r"SKILL\.md:1: .*frontmatter"):
+    with pytest.raises(InvalidSkillError, match=r"SKILL\.md:1: .*frontmatter"):
         load_skill(bad)
 
 
@@ -168,16 +173,16 @@ def test_reads_every_upskill_format(tmp_path: Path, shape: object) -> None:
     ],
 )
 def test_bad_test_files_name_the_field(data: object, message: str) -> None:
-    with pytest.raises(InvalidTestFile, match=message):
+    with pytest.raises(InvalidTestFileError, match=message):
         suite_from_obj(data, "t.json")
 
 
 def test_read_suite_reports_json_line(tmp_path: Path) -> None:
     path = tmp_path / "t.json"
     path.write_text('{\n  "tests": [\n    oops\n')
-    with pytest.raises(InvalidTestFile, match=r"t.json:3: invalid JSON"):
+    with pytest.raises(InvalidTestFileError, match=r"t.json:3: invalid JSON"):
         read_suite(path)
-    with pytest.raises(InvalidTestFile, match="not found"):
+    with pytest.raises(InvalidTestFileError, match="not found"):
         read_suite(tmp_path / "missing.json")
 
 
@@ -309,5 +314,5 @@ def test_hostile_json_in_test_files_is_one_finding(tmp_path: Path) -> None:
         (folder / "skill_meta.json").write_text(text)
         report = validate_skill(folder)
         assert [f.rule for f in report.findings] == ["meta.json"]
-        with pytest.raises(InvalidTestFile):
+        with pytest.raises(InvalidTestFileError):
             read_suite(folder / "skill_meta.json")

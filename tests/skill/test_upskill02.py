@@ -20,7 +20,7 @@ from tests.cli_runner import REPO, run_cli
 from tests.support import upskill02
 from tests.support.eval_runs import FACT, canary_skill, marker, run_eval
 from tests.support.llm_servers import openai_server, skill_aware
-from upskill_hub.errors import InvalidTestFile
+from upskill_hub.errors import InvalidTestFileError
 from upskill_hub.skill import load_skill, validate_skill
 from upskill_hub.skill.testcases import (
     TestCase,
@@ -327,7 +327,7 @@ def test_a_bad_upskill_hub_section_is_one_clear_line(
     done = run_cli("validate", str(folder))
     assert done.returncode == 1 and "Traceback" not in done.stderr
     assert re.search(shown, done.stdout), done.stdout
-    with pytest.raises(InvalidTestFile, match=raised):  # eval's reader, without the schema
+    with pytest.raises(InvalidTestFileError, match=raised):  # eval's reader, without the schema
         load_skill(folder)
 
 

@@ -5,8 +5,8 @@ whole run, so a plain ``upskill-hub validate PATH... [--format text|json]`` is p
 answered by :mod:`upskill_hub.cli.validate_report` without them. Anything else (help, another
 command, an option this parser does not know) goes to :func:`upskill_hub.cli.main.main`, which
 gives the same output and errors. Library errors become one line and an exit code in
-:func:`exit_code_for`, used by both paths. The process ends without the interpreter's final
-garbage collections (:func:`main`).
+:func:`upskill_hub.cli.exit_codes.exit_code_for`, used by both paths. The process ends without
+the interpreter's final garbage collections (:func:`main`).
 """
 
 from __future__ import annotations
@@ -15,24 +15,8 @@ import gc
 import sys
 from pathlib import Path
 
+from upskill_hub.cli.exit_codes import exit_code_for
 from upskill_hub.errors import UpskillHubError
-
-
-def exit_code_for(exc: BaseException) -> int | None:
-    """Print the one-line error for a library, OS or Ctrl-C failure; its exit code (else None)."""
-    if isinstance(exc, UpskillHubError):
-        from upskill_hub.cli.flags import error_text
-
-        print(f"error: {error_text(exc)}", file=sys.stderr)
-        return exc.exit_code
-    if isinstance(exc, OSError):  # a path the user gave that cannot be read or written
-        where = f"{exc.filename}: " if exc.filename else ""
-        print(f"error: {where}{exc.strerror or exc}", file=sys.stderr)
-        return 1
-    if isinstance(exc, KeyboardInterrupt):
-        print("interrupted", file=sys.stderr)
-        return 130
-    return None
 
 
 def _fast_validate_args(args: list[str]) -> tuple[list[Path], str] | None:

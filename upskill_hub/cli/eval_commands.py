@@ -66,7 +66,7 @@ from upskill_hub.cli.eval_options import (
     check_rules,
 )
 from upskill_hub.cli.output import OutputFormat, console, err_console, print_run_outcome
-from upskill_hub.errors import EvalCancelled, ProviderError, UsageError
+from upskill_hub.errors import EvalCancelledError, ProviderError, UsageError
 
 if TYPE_CHECKING:
     from upskill_hub.evaluation.config import EvalConfig
@@ -318,7 +318,7 @@ def _eval_local(
 
         resume_cmd = json.loads(info).get("resume", "")
         saved = result.expected - result.missing
-        raise EvalCancelled(
+        raise EvalCancelledError(
             f"cancelled: {saved} of {result.expected} samples saved in {result.run_dir}; "
             f"resume with: {resume_cmd}"
         )

@@ -13,7 +13,7 @@ import sys
 import typer
 
 from upskill_hub import __version__
-from upskill_hub.cli.entry import exit_code_for
+from upskill_hub.cli.exit_codes import exit_code_for
 from upskill_hub.cli.interrupts import INTERRUPTED, NOTHING_CHANGED, CommandInterrupted
 from upskill_hub.errors import UpskillHubError
 

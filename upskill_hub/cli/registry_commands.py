@@ -78,17 +78,17 @@ def _quiet(output_format: OutputFormat) -> None:
 @contextlib.contextmanager
 def _show_refusals() -> Iterator[None]:
     """Print every finding of a scan or validation refusal before the one-line error."""
-    from upskill_hub.registry.fetch import ScanRefused, ValidationRefused
+    from upskill_hub.registry.fetch import ScanRefusedError, ValidationRefusedError
 
     try:
         yield
-    except ScanRefused as exc:
+    except ScanRefusedError as exc:
         for finding in exc.findings:
             err_console().print(
                 f"  [red]unsafe[/red] {safe(finding)}", markup=True, highlight=False
             )
         raise
-    except ValidationRefused as exc:
+    except ValidationRefusedError as exc:
         for f in exc.report.errors:
             err_console().print(
                 f"  [red]error[/red] {safe(f.location())} [dim]{safe(f.rule)}[/dim] "

@@ -5,16 +5,19 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Protocol
+from typing import Literal, Protocol
 from urllib.parse import urlsplit
 
 from upskill_hub.backoff import RetryPolicy
 from upskill_hub.errors import Param, UsageError
 from upskill_hub.evaluation.agent.settings import AgentSettings
-from upskill_hub.evaluation.judges import JudgeScope
 from upskill_hub.evaluation.types import ARMS, Arm, GenerationParams
 
-__all__ = ["EvalConfig", "SkillLike", "check_base_url"]
+__all__ = ["EvalConfig", "JudgeScope", "SkillLike", "check_base_url"]
+
+#: ``any``: a judge on another vendor uses that vendor's environment key; ``run``: only judges
+#: on the run's own endpoint and key run, the others are skipped (:mod:`.judges`).
+JudgeScope = Literal["any", "run"]
 
 
 def check_base_url(url: str | None) -> None:

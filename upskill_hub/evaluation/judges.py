@@ -22,9 +22,9 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
 from upskill_hub.errors import UpskillHubError
+from upskill_hub.evaluation.config import EvalConfig, JudgeScope
 
 if TYPE_CHECKING:
-    from upskill_hub.evaluation.config import EvalConfig
     from upskill_hub.skill.testcases import TestCase
 
 __all__ = [
@@ -35,9 +35,6 @@ __all__ = [
     "planned_requests",
 ]
 
-#: ``any``: a judge on another vendor uses that vendor's environment key; ``run``: only judges
-#: on the run's own endpoint and key run, the others are skipped.
-JudgeScope = Literal["any", "run"]
 
 Route = Literal["run", "other"]
 
@@ -45,7 +42,7 @@ Route = Literal["run", "other"]
 def judge_route(spec: str, models: Sequence[str], base_url: str | None) -> Route:
     """``run`` when judge model ``spec`` reaches the endpoint of the run's models (so it may use
     the run's key), ``other`` when it belongs to another vendor. An unknown model string raises
-    :class:`~upskill_hub.errors.UnknownModel`."""
+    :class:`~upskill_hub.errors.UnknownModelError`."""
     from upskill_hub.evaluation.providers.resolve import parse_model
 
     parsed = parse_model(spec, base_url)

@@ -57,7 +57,7 @@ from typing import TYPE_CHECKING, Any
 
 from upskill_hub import __version__
 from upskill_hub._sync import blocking
-from upskill_hub.errors import InvalidSkill, Param, ProviderError, UsageError
+from upskill_hub.errors import InvalidSkillError, Param, ProviderError, UsageError
 from upskill_hub.evaluation.eval_result import EvalResult
 from upskill_hub.evaluation.run.info import skill_sha256
 from upskill_hub.generate.config import GenerateConfig
@@ -181,7 +181,7 @@ class _Generator:
         report = validate_skill(folder)
         if not report.valid:  # check_answer validated the same text: a bug if this happens
             problems = "; ".join(f.message for f in report.errors)
-            raise InvalidSkill(f"{folder}: generated skill is invalid: {problems}")
+            raise InvalidSkillError(f"{folder}: generated skill is invalid: {problems}")
         return load_skill(folder)
 
     async def _measure(self, skill: Skill, iteration: int, origin: Origin) -> _Measured:
@@ -472,7 +472,7 @@ class _Generator:
         report = validate_skill(target)
         if not report.valid:
             problems = "; ".join(f.message for f in report.errors)
-            raise InvalidSkill(f"{target}: the written skill is invalid: {problems}")
+            raise InvalidSkillError(f"{target}: the written skill is invalid: {problems}")
         result = GenerateResult(
             skill_dir=target,
             name=best.skill.name,

@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from upskill_hub.backoff import RetryPolicy
-from upskill_hub.errors import InvalidTestFile, UpskillHubError
+from upskill_hub.errors import InvalidTestFileError, UpskillHubError
 from upskill_hub.evaluation.retry import RetriesExhausted, complete_with_retries
 from upskill_hub.evaluation.types import GenerationParams, Message
 from upskill_hub.skill.scaffold import normalize_name
@@ -263,7 +263,7 @@ def check_answer(
     if not errors and tests:
         try:
             cases = suite_from_obj({"tests": tests}, "$").cases
-        except InvalidTestFile as exc:
+        except InvalidTestFileError as exc:
             errors.append(str(exc))
     if errors:
         return None, errors

@@ -23,11 +23,13 @@ from huggingface_hub.errors import (
     LocalTokenNotFoundError,
     OfflineModeIsEnabled,
     RepositoryNotFoundError,
-    RevisionNotFoundError,
     RevisionResolutionError,
 )
+from huggingface_hub.errors import (
+    RevisionNotFoundError as HfRevisionNotFoundError,
+)
 
-from upskill_hub.errors import HubError, RepoNotFound, RevisionNotFound, UsageError
+from upskill_hub.errors import HubError, RepoNotFoundError, RevisionNotFoundError, UsageError
 from upskill_hub.secrets import Redactor
 
 _TRANSIENT_STATUS = frozenset({408, 425, 429, 500, 502, 503, 504})
@@ -66,8 +68,8 @@ def map_hub_error(
         return HubError(f"{action}: {refusal}", status=_status_of(root))
     if isinstance(exc, HFValidationError):
         return UsageError(f"{repo_id!r} is not a valid Hub repo id or revision")
-    if isinstance(root, RevisionNotFoundError):
-        return RevisionNotFound(
+    if isinstance(root, HfRevisionNotFoundError):
+        return RevisionNotFoundError(
             f"{where}: revision not found on {endpoint}; check the branch, tag or commit",
             status=404,
             **ids,
@@ -79,7 +81,7 @@ def map_hub_error(
             **ids,
         )
     if isinstance(root, RepositoryNotFoundError):
-        return RepoNotFound(
+        return RepoNotFoundError(
             f"{repo_id}: repository not found on {endpoint}; check the id "
             "(private repos need HF_TOKEN)",
             status=_status_of(root),
@@ -157,7 +159,7 @@ def _status_error(
             **ids,
         )
     if status == 404:
-        return RepoNotFound(f"{where}: not found on {endpoint} (404); check the id", **ids)
+        return RepoNotFoundError(f"{where}: not found on {endpoint} (404); check the id", **ids)
     if status == 429:
         return HubError(f"{where}: rate limited by the Hub (429){tries}; wait and retry", **ids)
     if status >= 500:

@@ -20,12 +20,18 @@ from typing import TYPE_CHECKING
 
 from upskill_hub._lazy import lazy_exports
 
-if TYPE_CHECKING:
-    from upskill_hub.jobs.cost import CostEstimate, estimate_cost
-    from upskill_hub.jobs.drive import cancel_run, wait_run
-    from upskill_hub.jobs.merge import merge_run
-    from upskill_hub.jobs.plan import JobsPlan, Shard, read_plan
-    from upskill_hub.jobs.submit import JobsOptions, plan_run, publish_run
+if TYPE_CHECKING:  # the names of _EXPORTS, for type checkers (``X as X``: re-exported)
+    from upskill_hub.jobs.cost import CostEstimate as CostEstimate
+    from upskill_hub.jobs.cost import estimate_cost as estimate_cost
+    from upskill_hub.jobs.drive import cancel_run as cancel_run
+    from upskill_hub.jobs.drive import wait_run as wait_run
+    from upskill_hub.jobs.merge import merge_run as merge_run
+    from upskill_hub.jobs.plan import JobsPlan as JobsPlan
+    from upskill_hub.jobs.plan import Shard as Shard
+    from upskill_hub.jobs.plan import read_plan as read_plan
+    from upskill_hub.jobs.submit import JobsOptions as JobsOptions
+    from upskill_hub.jobs.submit import plan_run as plan_run
+    from upskill_hub.jobs.submit import publish_run as publish_run
 
 _EXPORTS = {
     "CostEstimate": "upskill_hub.jobs.cost",
@@ -40,17 +46,5 @@ _EXPORTS = {
     "read_plan": "upskill_hub.jobs.plan",
     "wait_run": "upskill_hub.jobs.drive",
 }
-__all__ = [
-    "CostEstimate",
-    "JobsOptions",
-    "JobsPlan",
-    "Shard",
-    "cancel_run",
-    "estimate_cost",
-    "merge_run",
-    "plan_run",
-    "publish_run",
-    "read_plan",
-    "wait_run",
-]
+__all__ = sorted(_EXPORTS)
 __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

@@ -79,7 +79,7 @@ def local_vllm(config: EvalConfig) -> EvalConfig:
     import atexit
 
     specs = [m for m in config.models if model_kind(m) == "vllm"]
-    parse_model(specs[0])  # an UnknownModel before anything else
+    parse_model(specs[0])  # an UnknownModelError before anything else
     check_installed(specs[0])
     if len(config.models) != 1:
         raise UsageError(

@@ -12,64 +12,34 @@ scrubbed of secrets before it leaves the machine. ``datasets`` is imported only 
 
 from __future__ import annotations
 
-import re
-from collections.abc import Callable
-from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from upskill_hub.datasets_quiet import quiet_datasets
-from upskill_hub.errors import HubError, Param, UsageError
+from upskill_hub.errors import Param, UsageError
 from upskill_hub.evaluation.run.folder import SAMPLES_FILE, RunRecord, load_run
 from upskill_hub.evaluation.run.records import RunSummary
 from upskill_hub.formatting import verdict_interval
+from upskill_hub.publish.dataset_push import (
+    PushedResults,
+    check_rows,
+    dataset_repo_id,
+    push_config_rows,
+    refuse_links,
+    split_name,
+    write_card,
+)
 from upskill_hub.publish.run_consistency import refuse_inconsistent
+from upskill_hub.publish.trigger_results import push_trigger_results
 from upskill_hub.secrets import Redactor
-from upskill_hub.skill.schemas import load_schema, schema_errors
 
 if TYPE_CHECKING:
-    from datasets import Features
-
     from upskill_hub.hub.client import Hub
 
 SAMPLES_CONFIG = "samples"
 SUMMARY_CONFIG = "summary"
 SAMPLE_SCHEMA = "results_sample"
 SUMMARY_SCHEMA = "summary"
-CARD_FILE = "README.md"
-
-
-@dataclass(frozen=True)
-class PushedResults:
-    """Where a run was published: the dataset, its head commit and split, and the skill card."""
-
-    repo_id: str
-    url: str
-    commit: str
-    split: str
-    skill_card_commit: str | None = None
-    skill_card_pr_url: str | None = None
-
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
-
-
-def split_name(run_id: str) -> str:
-    """The dataset split of a run: ``run_`` + the run id with every non-word run made ``_``."""
-    slug = re.sub(r"\W+", "_", run_id, flags=re.ASCII).strip("_")
-    if not slug:
-        raise UsageError(f"run id {run_id!r} gives no usable split name")
-    return slug if slug.startswith("run_") else f"run_{slug}"
-
-
-def dataset_repo_id(repo_id: str) -> str:
-    """``repo_id`` checked as ``NS/NAME`` (no revision); a UsageError otherwise."""
-    from upskill_hub.hub.client import parse_spec
-
-    parsed, revision = parse_spec(repo_id)
-    if revision is not None:
-        raise UsageError(f"{repo_id!r}: give the dataset as NS/NAME, without '@revision'")
-    return parsed
 
 
 def read_run(run_dir: Path) -> RunRecord:
@@ -79,7 +49,7 @@ def read_run(run_dir: Path) -> RunRecord:
         raise UsageError(f"{path}: no such run folder")
     if not (path / SAMPLES_FILE).is_file():  # before walking it: /tmp is no run folder
         raise UsageError(f"{path}: no samples.jsonl (not a run folder, or nothing ran yet)")
-    _refuse_links(path)
+    refuse_links(path)
     record = load_run(path)
     if not record.samples:
         raise UsageError(f"{record.folder.samples_file}: no samples to publish")
@@ -87,17 +57,6 @@ def read_run(run_dir: Path) -> RunRecord:
         hint = record.info.resume or "upskill-hub eval ... --resume RUN_DIR"
         raise UsageError(f"{path}: no summary.json; finish the run first ({hint})")
     return record
-
-
-def _refuse_links(path: Path) -> None:
-    """A run folder holds only files eval wrote: a symlink in it (``lift.png`` pointing at
-    ``~/.aws/credentials``) would publish whatever it points at, so nothing is published."""
-    for entry in sorted(path.rglob("*")):
-        if entry.is_symlink():
-            raise UsageError(
-                f"{entry}: a symbolic link in a run folder; refusing to publish (eval writes "
-                "only regular files)"
-            )
 
 
 def run_id_of(record: RunRecord) -> str:
@@ -209,33 +168,6 @@ def summary_rows(record: RunRecord, redactor: Redactor | None = None) -> list[di
     return rows
 
 
-def check_rows(rows: list[dict[str, Any]], schema: str, source: Path) -> None:
-    """Raise a one-line UsageError naming the first row that does not fit ``schema``."""
-    for number, row in enumerate(rows, 1):
-        errors = schema_errors(schema, row)
-        if errors:
-            where, message = errors[0]
-            raise UsageError(f"{source}: row {number} is not publishable ({where}: {message})")
-
-
-def dataset_features(schema: str) -> Features:
-    """The ``datasets`` features of a row schema (column order = the schema's properties)."""
-    from datasets import Features, List, Value
-
-    scalars = {"string": "string", "integer": "int64", "number": "float64", "boolean": "bool"}
-
-    def feature(prop: dict[str, Any]) -> Any:
-        declared = prop["type"]
-        kind = declared if isinstance(declared, str) else next(t for t in declared if t != "null")
-        if kind == "array":
-            return List(feature(prop["items"]))
-        if kind == "object":
-            return {name: feature(p) for name, p in prop["properties"].items()}
-        return Value(scalars[kind])
-
-    return Features({n: feature(p) for n, p in load_schema(schema)["properties"].items()})
-
-
 def _push_split(
     hub: Hub,
     repo_id: str,
@@ -248,77 +180,8 @@ def _push_split(
     return push_config_rows(hub, repo_id, config, config_schema(config), rows, split, token)
 
 
-def push_config_rows(
-    hub: Hub,
-    repo_id: str,
-    config: str,
-    schema: str,
-    rows: list[dict[str, Any]],
-    split: str,
-    token: str | None,
-) -> str:
-    """Push ``rows`` (fitting ``schema``) as the split ``split`` of the config ``config``."""
-    from datasets import Dataset
-
-    dataset = Dataset.from_list(rows, features=dataset_features(schema))
-    try:
-        info = hub.call(
-            lambda: dataset.push_to_hub(
-                repo_id,
-                config_name=config,
-                split=split,
-                commit_message=f"Add {config} of {split}",
-                token=token,
-            ),
-            repo_id=repo_id,
-            action=f"push {config}",
-        )
-    except ValueError as exc:  # e.g. the repo's existing config has other columns
-        first = str(exc).splitlines()[0][:200]
-        raise HubError(f"{repo_id}: cannot add {config}/{split} to this dataset ({first})") from exc
-    return str(info.oid)
-
-
 def config_schema(config: str) -> str:
     return {SAMPLES_CONFIG: SAMPLE_SCHEMA, SUMMARY_CONFIG: SUMMARY_SCHEMA}[config]
-
-
-def _write_card(
-    hub: Hub,
-    repo_id: str,
-    card: Callable[[str], str],
-    files: dict[str, bytes],
-    split: str,
-    redactor: Redactor,
-) -> str:
-    """Rewrite README.md as ``card(existing card)`` says and upload ``files`` (repo path ->
-    bytes) in the same commit.
-
-    The commit names its parent, so a push landing in between makes it retry on the new card.
-    """
-    from huggingface_hub import CommitOperationAdd
-
-    for attempt in range(1, 4):
-        head = hub.head(repo_id, "dataset")
-        if head is None:
-            raise HubError(f"{repo_id}: the Hub returned no commit for the dataset")
-        existing = hub.download_file(repo_id, CARD_FILE, head, "dataset").read_text("utf-8")
-        ops = [CommitOperationAdd(CARD_FILE, redactor(card(existing)).encode("utf-8"))]
-        ops += [CommitOperationAdd(path, data) for path, data in files.items()]
-        try:
-            info = hub.create_commit(
-                repo_id,
-                ops,
-                message=f"Card, chart and tests for {split}",
-                repo_type="dataset",
-                parent_commit=head,
-            )
-        except HubError as exc:
-            if attempt == 3 or exc.status != 412:
-                raise
-            continue
-        return str(info.oid)
-    raise AssertionError("unreachable")  # pragma: no cover
 
 
 def _run_card_files(
@@ -363,8 +226,6 @@ def push_results(
     from upskill_hub.registry.evidence.index import published_run
 
     if is_trigger_run(run_dir):  # a trigger eval: its own config
-        from upskill_hub.publish.trigger_results import push_trigger_results
-
         if update_skill_card or skill_repo or create_pr:
             raise UsageError(f"{run_dir}: a trigger eval updates no skill card; push it alone")
         with quiet_datasets():
@@ -403,7 +264,7 @@ def push_results(
     from upskill_hub.publish.dataset_card import build_dataset_card
 
     chart_path, files = _run_card_files(record, split, redactor)
-    commit = _write_card(
+    commit = write_card(
         hub,
         repo_id,
         lambda existing: build_dataset_card(

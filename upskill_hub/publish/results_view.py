@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from upskill_hub.errors import HubError, Param, RepoNotFound, UsageError
+from upskill_hub.errors import HubError, Param, RepoNotFoundError, UsageError
 from upskill_hub.publish.summary_text import ModelResult, by_model
 
 
@@ -186,7 +186,8 @@ def comparison_warning(a: RunResults, b: RunResults) -> str | None:
 
 def _local(path: Path) -> RunResults | TriggerRunResults:
     from upskill_hub.evaluation.triggers.measure import is_trigger_run
-    from upskill_hub.publish.results_dataset import read_run, run_id_of, split_name, summary_rows
+    from upskill_hub.publish.dataset_push import split_name
+    from upskill_hub.publish.results_dataset import read_run, run_id_of, summary_rows
 
     if is_trigger_run(path):
         return _local_triggers(path)
@@ -216,8 +217,7 @@ def _local(path: Path) -> RunResults | TriggerRunResults:
 
 def _local_triggers(path: Path) -> TriggerRunResults:
     from upskill_hub.evaluation.triggers.measure import TRIGGER_SUMMARY_FILE
-    from upskill_hub.publish.results_dataset import split_name
-    from upskill_hub.publish.trigger_results import read_run_json
+    from upskill_hub.publish.dataset_push import read_run_json, split_name
 
     summary = read_run_json(path / TRIGGER_SUMMARY_FILE)
     info = read_run_json(path / "run.json") if (path / "run.json").is_file() else {}
@@ -225,7 +225,8 @@ def _local_triggers(path: Path) -> TriggerRunResults:
 
 
 def _hub(repo: str, split: str | None, *, evals_only: bool) -> RunResults | TriggerRunResults:
-    from upskill_hub.publish.results_dataset import SUMMARY_CONFIG, dataset_repo_id
+    from upskill_hub.publish.dataset_push import dataset_repo_id
+    from upskill_hub.publish.results_dataset import SUMMARY_CONFIG
     from upskill_hub.publish.trigger_results import TRIGGERS_CONFIG
 
     repo_id = dataset_repo_id(repo)
@@ -292,7 +293,7 @@ def _load_splits(repo_id: str, config: str) -> dict[str, list[dict[str, Any]]] |
             loaded = load_dataset(repo_id, config)
     except DatasetNotFoundError as exc:
         message = f"{repo_id}: no such dataset on {hub.endpoint} (private ones need HF_TOKEN)"
-        raise RepoNotFound(message) from exc
+        raise RepoNotFoundError(message) from exc
     except ConnectionError as exc:
         raise HubError(
             f"{repo_id}: cannot reach the Hub at {hub.endpoint}; check the network or HF_ENDPOINT"

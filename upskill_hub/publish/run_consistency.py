@@ -21,7 +21,7 @@ from upskill_hub.errors import UpskillHubError
 from upskill_hub.evaluation.run.folder import RunRecord, load_run
 
 __all__ = [
-    "InconsistentRun",
+    "InconsistentRunError",
     "check_run_consistency",
     "refuse_inconsistent",
     "refuse_inconsistent_triggers",
@@ -48,7 +48,7 @@ _MODEL_FIELDS = (
 _ARM_FIELDS = ("passed", "total", "errors", "pass_rate", "ci95", "tokens", "latency_s")
 
 
-class InconsistentRun(UpskillHubError):
+class InconsistentRunError(UpskillHubError):
     """A run's summary.json does not follow from its samples (exit 1); ``problems`` lists how."""
 
     def __init__(self, *parts: object, problems: list[str] | None = None) -> None:
@@ -146,7 +146,7 @@ def trigger_summary_problems(run_dir: Path) -> list[str]:
     from upskill_hub.evaluation.triggers.queries import TriggerQuery
     from upskill_hub.evaluation.triggers.rates import TriggerSample, trigger_stats
     from upskill_hub.json_input import JsonInputError, parse_json
-    from upskill_hub.publish.trigger_results import read_run_json
+    from upskill_hub.publish.dataset_push import read_run_json
 
     path = Path(run_dir)
     where = path / TRIGGER_SUMMARY_FILE
@@ -174,12 +174,12 @@ def trigger_summary_problems(run_dir: Path) -> list[str]:
 
 
 def refuse_inconsistent(record: RunRecord) -> None:
-    """InconsistentRun naming the first few problems, when there are any."""
+    """InconsistentRunError naming the first few problems, when there are any."""
     _refuse(summary_problems(record), "summary.json does not follow from samples.jsonl")
 
 
 def refuse_inconsistent_triggers(run_dir: Path) -> None:
-    """InconsistentRun when a trigger eval's summary does not follow from its samples."""
+    """InconsistentRunError when a trigger eval's summary does not follow from its samples."""
     _refuse(
         trigger_summary_problems(run_dir),
         "trigger_summary.json does not follow from trigger_samples.jsonl",
@@ -189,7 +189,7 @@ def refuse_inconsistent_triggers(run_dir: Path) -> None:
 def _refuse(problems: list[str], what: str) -> None:
     if problems:
         more = f" (+{len(problems) - _SHOWN} more)" if len(problems) > _SHOWN else ""
-        raise InconsistentRun(
+        raise InconsistentRunError(
             f"refusing to publish: {what}: " + "; ".join(problems[:_SHOWN]) + more,
             problems=problems,
         )

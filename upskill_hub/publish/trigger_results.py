@@ -6,25 +6,27 @@ eval runs' sections, and the queries file is uploaded as ``tests/<split>.json``.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
 from upskill_hub.errors import UsageError
+from upskill_hub.publish.dataset_push import (
+    PushedResults,
+    check_rows,
+    dataset_repo_id,
+    push_config_rows,
+    read_run_json,
+    refuse_links,
+    split_name,
+    write_card,
+)
+from upskill_hub.publish.run_consistency import refuse_inconsistent_triggers
 from upskill_hub.secrets import Redactor
 
 __all__ = ["TRIGGERS_CONFIG", "push_trigger_results", "trigger_rows"]
 
 TRIGGERS_CONFIG = "triggers"
 TRIGGER_SCHEMA = "trigger_query"
-
-
-def read_run_json(path: Path) -> Any:
-    """A JSON file of a run folder; one UsageError line naming it when unreadable."""
-    try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as exc:
-        raise UsageError(f"{path}: unreadable ({type(exc).__name__})") from None
 
 
 def trigger_rows(run_dir: Path, redactor: Redactor | None = None) -> list[dict[str, Any]]:
@@ -67,22 +69,13 @@ def trigger_rows(run_dir: Path, redactor: Redactor | None = None) -> list[dict[s
 
 def push_trigger_results(
     run_dir: Path, repo_id: str, *, private: bool = False, token: str | None = None
-) -> Any:
+) -> PushedResults:
     """Push the ``triggers`` config's split of ``run_dir``; returns :class:`PushedResults`."""
     from upskill_hub.hub.client import Hub
-    from upskill_hub.publish.results_dataset import (
-        PushedResults,
-        _refuse_links,
-        check_rows,
-        dataset_repo_id,
-        push_config_rows,
-        split_name,
-    )
-    from upskill_hub.publish.run_consistency import refuse_inconsistent_triggers
 
     repo_id = dataset_repo_id(repo_id)
     path = Path(run_dir)
-    _refuse_links(path)
+    refuse_links(path)
     refuse_inconsistent_triggers(path)
     rows = trigger_rows(path, Redactor([token]))
     if not rows:
@@ -105,7 +98,6 @@ def _write_trigger_card(
     from upskill_hub.evaluation.run.records import RunInfo
     from upskill_hub.evaluation.triggers.measure import QUERIES_JSON, TRIGGER_SUMMARY_FILE
     from upskill_hub.publish.dataset_card import card_with_section, tests_path, trigger_run_section
-    from upskill_hub.publish.results_dataset import _write_card
 
     info = RunInfo.from_dict(read_run_json(run_dir / "run.json"))
     summary = read_run_json(run_dir / TRIGGER_SUMMARY_FILE)
@@ -115,7 +107,7 @@ def _write_trigger_card(
     files = {}
     if queries_file.is_file():
         files[tests_path(split)] = redactor(queries_file.read_text("utf-8")).encode("utf-8")
-    return _write_card(
+    return write_card(
         hub,
         repo_id,
         lambda existing: card_with_section(

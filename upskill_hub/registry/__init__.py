@@ -17,25 +17,29 @@ from typing import TYPE_CHECKING
 
 from upskill_hub._lazy import lazy_exports
 
-if TYPE_CHECKING:
-    from upskill_hub.hub.client import Hub
-    from upskill_hub.registry.fetch import fetch_skill
-    from upskill_hub.registry.project.lock import read_lock
-    from upskill_hub.registry.project.pull import install_locked, pull
-    from upskill_hub.registry.project.state import list_installed, outdated, remove, verify
-    from upskill_hub.registry.project.update import update
-    from upskill_hub.registry.push import push_skills, scan_local
-    from upskill_hub.registry.search import info, search
-    from upskill_hub.registry.skill_source import open_skill
-    from upskill_hub.registry.trust.signing import (
-        SigningKey,
-        TrustPolicy,
-        generate_key_pair,
-        load_trusted_cas,
-        load_trusted_keys,
-        sign_skill,
-        verify_skill,
-    )
+if TYPE_CHECKING:  # the names of _EXPORTS, for type checkers (``X as X``: re-exported)
+    from upskill_hub.hub.client import Hub as Hub
+    from upskill_hub.registry.fetch import fetch_skill as fetch_skill
+    from upskill_hub.registry.project.lock import read_lock as read_lock
+    from upskill_hub.registry.project.pull import install_locked as install_locked
+    from upskill_hub.registry.project.pull import pull as pull
+    from upskill_hub.registry.project.state import list_installed as list_installed
+    from upskill_hub.registry.project.state import outdated as outdated
+    from upskill_hub.registry.project.state import remove as remove
+    from upskill_hub.registry.project.state import verify as verify
+    from upskill_hub.registry.project.update import update as update
+    from upskill_hub.registry.push import push_skills as push_skills
+    from upskill_hub.registry.push import scan_local as scan_local
+    from upskill_hub.registry.search import info as info
+    from upskill_hub.registry.search import search as search
+    from upskill_hub.registry.skill_source import open_skill as open_skill
+    from upskill_hub.registry.trust.signing import SigningKey as SigningKey
+    from upskill_hub.registry.trust.signing import TrustPolicy as TrustPolicy
+    from upskill_hub.registry.trust.signing import generate_key_pair as generate_key_pair
+    from upskill_hub.registry.trust.signing import load_trusted_cas as load_trusted_cas
+    from upskill_hub.registry.trust.signing import load_trusted_keys as load_trusted_keys
+    from upskill_hub.registry.trust.signing import sign_skill as sign_skill
+    from upskill_hub.registry.trust.signing import verify_skill as verify_skill
 
 _EXPORTS = {
     "open_skill": "upskill_hub.registry.skill_source",
@@ -61,28 +65,5 @@ _EXPORTS = {
     "update": "upskill_hub.registry.project.update",
     "verify": "upskill_hub.registry.project.state",
 }
-__all__ = [
-    "Hub",
-    "SigningKey",
-    "TrustPolicy",
-    "fetch_skill",
-    "generate_key_pair",
-    "info",
-    "install_locked",
-    "list_installed",
-    "load_trusted_cas",
-    "load_trusted_keys",
-    "open_skill",
-    "outdated",
-    "pull",
-    "push_skills",
-    "read_lock",
-    "remove",
-    "scan_local",
-    "search",
-    "sign_skill",
-    "update",
-    "verify",
-    "verify_skill",
-]
+__all__ = sorted(_EXPORTS)
 __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

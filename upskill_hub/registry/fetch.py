@@ -20,7 +20,7 @@ from pathlib import Path
 
 from huggingface_hub import constants
 
-from upskill_hub.errors import HubError, InvalidSkill, Param, UnsafeSkill, UsageError
+from upskill_hub.errors import HubError, InvalidSkillError, Param, UnsafeSkillError, UsageError
 from upskill_hub.hub.client import Hub, RemoteFile, parse_spec
 from upskill_hub.registry.card import CARD_FILE
 from upskill_hub.registry.project.lock import tree_state
@@ -54,7 +54,7 @@ _HEX40 = re.compile(r"[0-9a-f]{40}")
 _HEX64 = re.compile(r"[0-9a-f]{64}")
 
 
-class ScanRefused(UnsafeSkill):
+class ScanRefusedError(UnsafeSkillError):
     """The security scan refused a skill; ``findings`` lists every error for the CLI to print.
     ``message`` is a string or a tuple of message parts (text and :class:`Param`)."""
 
@@ -63,7 +63,7 @@ class ScanRefused(UnsafeSkill):
         self.findings = list(findings)
 
 
-class ValidationRefused(InvalidSkill):
+class ValidationRefusedError(InvalidSkillError):
     """A skill failed validation where a valid one is required; ``report`` has the findings."""
 
     def __init__(self, message: str, report: SkillReport) -> None:
@@ -71,7 +71,7 @@ class ValidationRefused(InvalidSkill):
         self.report = report
 
 
-class SeveralSkills(UsageError):
+class SeveralSkillsError(UsageError):
     """:func:`fetch_skill` of a multi-skill repo without naming the skill."""
 
     def __init__(self, repo_id: str, names: Sequence[str]) -> None:
@@ -112,7 +112,9 @@ class RemoteRepo:
     def select(self, names: Sequence[str] | None) -> list[RemoteSkill]:
         """The skills named (all when none); unknown names are a UsageError listing the known."""
         if not self.skills:
-            raise InvalidSkill(f"{self.repo_id}@{self.commit[:12]}: no SKILL.md in the repository")
+            raise InvalidSkillError(
+                f"{self.repo_id}@{self.commit[:12]}: no SKILL.md in the repository"
+            )
         if not names:
             return list(self.skills)
         by_name = {s.name: s for s in self.skills}
@@ -165,7 +167,7 @@ def _refuse_duplicate_names(skills: Sequence[RemoteSkill]) -> None:
     seen: dict[str, str] = {}
     for skill in skills:
         if skill.name in seen:
-            raise InvalidSkill(
+            raise InvalidSkillError(
                 f"two skills named {skill.name!r} in one repository: {seen[skill.name]} and "
                 f"{skill.subpath}; rename one"
             )
@@ -180,8 +182,8 @@ def inspect_repo(spec: str, *, hub: Hub | None = None, repo_type: str = "model")
     files = tuple(hub.list_files(repo_id, commit, repo_type))
     try:
         skills = tuple(skills_in_listing(files))
-    except InvalidSkill as exc:
-        raise InvalidSkill(f"{repo_id}@{commit[:12]}: {exc}") from None
+    except InvalidSkillError as exc:
+        raise InvalidSkillError(f"{repo_id}@{commit[:12]}: {exc}") from None
     return RemoteRepo(repo_id, ref, commit, skills, files)
 
 
@@ -242,19 +244,19 @@ def fetch_skill(spec: str, *, skill: str | None = None, hub: Hub | None = None) 
     hub = hub or Hub()
     repo = inspect_repo(spec, hub=hub)
     if skill is None and len(repo.skills) > 1:
-        raise SeveralSkills(repo.repo_id, [s.name for s in repo.skills])
+        raise SeveralSkillsError(repo.repo_id, [s.name for s in repo.skills])
     return fetch_from(repo, [skill] if skill else None, hub=hub)[0]
 
 
 def check_listing(
     repo: RemoteRepo, skill: RemoteSkill, limits: ScanLimits, allow_unsafe: bool
 ) -> list[str]:
-    """Scan a skill's remote listing; raises ScanRefused before anything is downloaded."""
+    """Scan a skill's remote listing; raises ScanRefusedError before anything is downloaded."""
     findings = listing_findings(skill, limits)
     where = repo.where(skill)
     escaping = [f for f in findings if f.rule in ESCAPING_RULES]
     if escaping:  # never downloadable, whatever --allow-unsafe says
-        raise ScanRefused(f"{where}: unsafe path in the listing: {escaping[0]}", escaping)
+        raise ScanRefusedError(f"{where}: unsafe path in the listing: {escaping[0]}", escaping)
     return enforce_findings(findings, allow_unsafe, where)
 
 
@@ -268,9 +270,9 @@ def enforce_findings(findings: Sequence[ScanFinding], allow_unsafe: bool, where:
     error for printing."""
     try:
         return enforce(findings, allow_unsafe)
-    except UnsafeSkill as exc:
+    except UnsafeSkillError as exc:
         errors = [f for f in findings if f.severity == "error"]
-        raise ScanRefused(f"{where}: {exc}", errors) from None
+        raise ScanRefusedError(f"{where}: {exc}", errors) from None
 
 
 def check_skill_dir(
@@ -281,14 +283,14 @@ def check_skill_dir(
     where: str,
     never_allowed: frozenset[str] = frozenset(),
 ) -> list[str]:
-    """Scan and validate a local skill folder; raises ScanRefused / ValidationRefused.
+    """Scan and validate a local skill folder; raises ScanRefusedError / ValidationRefusedError.
 
     Findings whose rule is in ``never_allowed`` are refused even with ``allow_unsafe``.
     """
     findings = scan_tree(path, limits)
     never = [f for f in findings if f.rule in never_allowed and f.severity == "error"]
     if never:
-        raise ScanRefused(
+        raise ScanRefusedError(
             (
                 f"{where}: security scan refused the skill: {never[0]}; ",
                 Param("allow_unsafe"),
@@ -300,7 +302,7 @@ def check_skill_dir(
     report = validate_skill(path)
     if not report.valid:
         first = report.errors[0]
-        raise ValidationRefused(
+        raise ValidationRefusedError(
             f"{where}: invalid skill: {len(report.errors)} error(s); first: "
             f"{first.location()}: {first.message}",
             report,
@@ -336,7 +338,7 @@ def _stage(
     name = skill.name or root_skill_name(snapshot, repo.repo_id)
     where = repo.where(skill)
     if not _SAFE_NAME.fullmatch(name):
-        raise InvalidSkill(f"{where}: skill name {name!r} is not a valid skill name")
+        raise InvalidSkillError(f"{where}: skill name {name!r} is not a valid skill name")
     parent = staging_root() / repo.repo_id.replace("/", "--") / repo.commit
     parent.mkdir(parents=True, exist_ok=True)
     work = Path(tempfile.mkdtemp(prefix=".stage-", dir=parent))
@@ -400,18 +402,18 @@ def copy_checked(
         cap = -1 if allow_unsafe else limits.max_file_bytes + 1
         data = _read_capped(src, cap, where, f.path)
         if not allow_unsafe and len(data) > limits.max_file_bytes:
-            raise ScanRefused(
+            raise ScanRefusedError(
                 f"{where}: {f.path} is larger than {limits.max_file_bytes} bytes",
                 [ScanFinding("file-too-large", "error", "downloaded file over the limit", f.path)],
             )
         if not _matches_listing(f, data):
-            raise ScanRefused(
+            raise ScanRefusedError(
                 f"{where}: {f.path} does not match the repository listing (size or hash)",
                 [ScanFinding("content-mismatch", "error", "differs from the listing", f.path)],
             )
         target = dest / f.path
         if not target.resolve().is_relative_to(base):
-            raise ScanRefused(f"{where}: unsafe path {f.path!r}", [])
+            raise ScanRefusedError(f"{where}: unsafe path {f.path!r}", [])
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_bytes(data)
 

@@ -21,11 +21,11 @@ from huggingface_hub import CommitOperationAdd, CommitOperationDelete
 
 from upskill_hub.errors import (
     HubError,
-    InvalidSkill,
+    InvalidSkillError,
     Param,
-    RepoNotFound,
-    SkillNotFound,
-    UnsafeSkill,
+    RepoNotFoundError,
+    SkillNotFoundError,
+    UnsafeSkillError,
     UsageError,
 )
 from upskill_hub.hub.client import Hub, parse_spec
@@ -39,8 +39,8 @@ from upskill_hub.registry.card import (
 from upskill_hub.registry.fetch import (
     ESCAPING_RULES,
     REPO_FILES,
-    ScanRefused,
-    ValidationRefused,
+    ScanRefusedError,
+    ValidationRefusedError,
     check_skill_dir,
 )
 from upskill_hub.registry.trust.scan import ScanFinding, ScanLimits, scan_tree
@@ -117,7 +117,7 @@ def push_skills(
     ``sign`` (a PEM EC private key, or a
     :class:`~upskill_hub.registry.trust.signing.SigningKey` with its certificate) signs each
     skill's staged files into ``skill.oms.sig`` (:mod:`~upskill_hub.registry.trust.signing`).
-    Raises ValidationRefused / ScanRefused / SignatureError before any request is made.
+    Raises ValidationRefusedError / ScanRefusedError / SignatureError before any request is made.
     """
     if tag and create_pr:
         raise UsageError(
@@ -189,7 +189,7 @@ def _next_signed_version(hub: Hub, repo_id: str, subpath: str) -> int:
     try:
         found: Path | None = hub.download_file(repo_id, name)
     except HubError as exc:
-        if exc.status != 404 and not isinstance(exc, RepoNotFound):
+        if exc.status != 404 and not isinstance(exc, RepoNotFoundError):
             raise
         found = None
     return next_version(found, f"{repo_id}: {name}")
@@ -209,7 +209,7 @@ def scan_local(
     results: list[tuple[Path, list[ScanFinding]]] = []
     dirs = discover_skills(Path(path))
     if dirs == [Path(path)] and not Path(path).is_file() and not has_skill_md(Path(path)):
-        raise SkillNotFound(f"{path}: no skill here (no SKILL.md in it or its subfolders)")
+        raise SkillNotFoundError(f"{path}: no skill here (no SKILL.md in it or its subfolders)")
     with tempfile.TemporaryDirectory(prefix="upskill-scan-") as tmp:
         for index, skill_dir in enumerate(dirs):
             staged = Path(tmp) / str(index) / skill_dir.resolve().name
@@ -229,7 +229,7 @@ def _prepare_all(
         where = str(skill_dir)
         skipped, binary = _copy_files(skill_dir, staged, skill.files)
         if skipped:
-            raise ScanRefused(
+            raise ScanRefusedError(
                 (
                     f"{where}: security scan refused the skill: {skipped[0]}; links and special "
                     "files are never uploaded, even with ",
@@ -254,12 +254,12 @@ def _load_for_push(skill_dir: Path) -> Skill:
     ``skill.md`` is ``file.name-case``, not "missing SKILL.md")."""
     try:
         return load_skill(skill_dir, with_tests=False)
-    except (SkillNotFound, InvalidSkill) as exc:
+    except (SkillNotFoundError, InvalidSkillError) as exc:
         report = validate_skill(skill_dir)
         if not report.errors:
             raise
         first = report.errors[0]
-        raise ValidationRefused(
+        raise ValidationRefusedError(
             f"{skill_dir}: {first.location()}: {first.rule}: {first.message}", report
         ) from exc
 
@@ -316,11 +316,13 @@ def _copy_regular(source: Path, target: Path) -> bool:
     try:
         fd = os.open(source, flags)
     except OSError as exc:
-        raise UnsafeSkill(f"{source}: cannot read it as a regular file ({exc.strerror})") from exc
+        raise UnsafeSkillError(
+            f"{source}: cannot read it as a regular file ({exc.strerror})"
+        ) from exc
     with os.fdopen(fd, "rb") as fh:
         st = os.fstat(fh.fileno())
         if not stat.S_ISREG(st.st_mode):
-            raise UnsafeSkill(f"{source}: not a regular file; refusing to upload it")
+            raise UnsafeSkillError(f"{source}: not a regular file; refusing to upload it")
         with open(target, "xb") as out:
             head = fh.read(_LFS_SNIFF_BYTES)
             out.write(head)
@@ -373,7 +375,9 @@ def _upload(
         for rel in p.files:
             repo_path = f"{p.subpath}/{rel}" if p.subpath else rel
             if not stat.S_ISREG(os.lstat(p.staged / rel).st_mode):  # _copy_files made it
-                raise UnsafeSkill(f"{p.staged / rel}: not a regular file; refusing to upload it")
+                raise UnsafeSkillError(
+                    f"{p.staged / rel}: not a regular file; refusing to upload it"
+                )
             operations.append(
                 CommitOperationAdd(path_in_repo=repo_path, path_or_fileobj=str(p.staged / rel))
             )

@@ -11,7 +11,7 @@ from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from upskill_hub.errors import UnsafeSkill
+from upskill_hub.errors import UnsafeSkillError
 from upskill_hub.hub.client import Hub
 from upskill_hub.registry.card import SKILLS_TAG
 from upskill_hub.registry.evidence.read import (
@@ -193,7 +193,7 @@ def _skill_info(
         staged = Path(tmp) / (name if name.replace("-", "").isalnum() else "skill")
         try:
             copy_checked(small, snapshot, staged, limits, repo.where(skill))
-        except UnsafeSkill as exc:
+        except UnsafeSkillError as exc:
             extra = getattr(exc, "findings", [])
             return SkillInfo(name, skill.subpath, files, {}, findings + list(extra), [])
         content = [f for f in scan_tree(staged, limits) if f.rule not in _LISTING_RULES]

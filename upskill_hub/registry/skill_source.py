@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from upskill_hub.errors import SkillNotFound, UsageError
+from upskill_hub.errors import SkillNotFoundError, UsageError
 from upskill_hub.skill import Skill, load_skill
 
 if TYPE_CHECKING:
@@ -36,7 +36,7 @@ def open_skill(
 
     ``skill`` names one skill of a multi-skill repo; ``hub`` picks the endpoint and token.
     A malformed id is a :class:`UsageError` and a name that is neither a
-    :class:`SkillNotFound`, both before any request.
+    :class:`SkillNotFoundError`, both before any request.
     """
     path = Path(spec).expanduser()
     if local and path.exists():
@@ -49,8 +49,10 @@ def open_skill(
 
     if not _REPO_ID.match(spec) or spec.startswith((".", "/", "~")):
         if local:
-            raise SkillNotFound(f"{spec}: no such skill folder (nor a Hub repo id ns/name[@rev])")
-        raise SkillNotFound(f"{spec}: not a Hub repo id ns/name[@rev]")
+            raise SkillNotFoundError(
+                f"{spec}: no such skill folder (nor a Hub repo id ns/name[@rev])"
+            )
+        raise SkillNotFoundError(f"{spec}: not a Hub repo id ns/name[@rev]")
     parse_spec(spec)
     fetched = fetch_skill(spec, skill=skill, hub=hub)
     return OpenedSkill(load_skill(fetched.path), fetched.repo_id, fetched.commit)

@@ -10,7 +10,7 @@ expectation is the rubric); an eval without expectations is judged against its
 are skipped and the run says so.
 
 A listed file must stay inside the skill folder (no absolute path, no ``..``, no symbolic link)
-and be UTF-8 text; anything else is an :class:`InvalidTestFile` naming the eval and the field.
+and be UTF-8 text; anything else is an :class:`InvalidTestFileError` naming the eval and the field.
 """
 
 from __future__ import annotations
@@ -18,8 +18,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from upskill_hub.errors import InvalidTestFile
-from upskill_hub.skill.testcases import AssertionSpec, TestCase, TestSuite
+from upskill_hub.errors import InvalidTestFileError
+from upskill_hub.skill.suite import AssertionSpec, TestCase, TestSuite, read_test_json
 
 __all__ = ["EVALS_FILE", "evals_root", "is_evals_json", "read_evals_json", "suite_from_evals"]
 
@@ -40,38 +40,38 @@ def is_evals_json(data: Any) -> bool:
 
 def _read_listed(root: Path, raw: Any, where: str) -> tuple[str, str]:
     if not isinstance(raw, str) or not raw.strip():
-        raise InvalidTestFile(f"{where}: must be a non-empty path")
+        raise InvalidTestFileError(f"{where}: must be a non-empty path")
     rel = raw.strip().replace("\\", "/")
     parts = [p for p in rel.split("/") if p not in ("", ".")]
     if rel.startswith("/") or ".." in parts or not parts:
-        raise InvalidTestFile(f"{where}: {raw!r} must be a path inside the skill folder")
+        raise InvalidTestFileError(f"{where}: {raw!r} must be a path inside the skill folder")
     path = root
     for part in parts:
         path = path / part
         if path.is_symlink():
-            raise InvalidTestFile(f"{where}: {raw!r} is a symbolic link; not read")
+            raise InvalidTestFileError(f"{where}: {raw!r} is a symbolic link; not read")
     if not path.is_file():
-        raise InvalidTestFile(f"{where}: {raw!r} not found in {root}")
+        raise InvalidTestFileError(f"{where}: {raw!r} not found in {root}")
     if path.stat().st_size > MAX_FILE_BYTES:
-        raise InvalidTestFile(f"{where}: {raw!r} is larger than 1 MB")
+        raise InvalidTestFileError(f"{where}: {raw!r} is larger than 1 MB")
     try:
         return "/".join(parts), path.read_text(encoding="utf-8")
     except UnicodeDecodeError:
-        raise InvalidTestFile(f"{where}: {raw!r} is not UTF-8 text") from None
+        raise InvalidTestFileError(f"{where}: {raw!r} is not UTF-8 text") from None
 
 
 def _expectations(obj: dict[str, Any], where: str) -> list[AssertionSpec]:
     raw = obj.get("expectations", [])
     if not isinstance(raw, list) or not all(isinstance(e, str) for e in raw):
-        raise InvalidTestFile(f"{where}.expectations: must be a list of strings")
+        raise InvalidTestFileError(f"{where}.expectations: must be a list of strings")
     rubrics = [e.strip() for e in raw if e.strip()]
     expected = obj.get("expected_output")
     if expected is not None and not isinstance(expected, str):
-        raise InvalidTestFile(f"{where}.expected_output: must be a string")
+        raise InvalidTestFileError(f"{where}.expected_output: must be a string")
     if not rubrics and expected and expected.strip():
         rubrics = [f"The answer gives this expected result: {expected.strip()}"]
     if not rubrics:
-        raise InvalidTestFile(f"{where}: has neither expectations nor expected_output")
+        raise InvalidTestFileError(f"{where}: has neither expectations nor expected_output")
     return [{"type": "judge", "rubric": r} for r in rubrics]
 
 
@@ -79,29 +79,29 @@ def suite_from_evals(data: Any, source: str, root: Path) -> TestSuite:
     """The cases of an ``evals.json`` object; ``root`` is the folder its files are relative to
     (the skill folder)."""
     if not is_evals_json(data):
-        raise InvalidTestFile(f"{source}: expected an object with an 'evals' list")
+        raise InvalidTestFileError(f"{source}: expected an object with an 'evals' list")
     name = data.get("skill_name")
     if name is not None and not isinstance(name, str):
-        raise InvalidTestFile(f"{source}: 'skill_name' must be a string")
+        raise InvalidTestFileError(f"{source}: 'skill_name' must be a string")
     cases: list[TestCase] = []
     seen: set[str] = set()
     for index, obj in enumerate(data["evals"]):
         where = f"{source}: evals[{index}]"
         if not isinstance(obj, dict):
-            raise InvalidTestFile(f"{where}: must be an object")
+            raise InvalidTestFileError(f"{where}: must be an object")
         raw_id = obj.get("id", index + 1)
         if isinstance(raw_id, bool) or not isinstance(raw_id, int | str) or raw_id == "":
-            raise InvalidTestFile(f"{where}.id: must be an integer or a string")
+            raise InvalidTestFileError(f"{where}.id: must be an integer or a string")
         case_id = f"eval-{raw_id}"
         if case_id in seen:
-            raise InvalidTestFile(f"{where}.id: duplicate id {raw_id!r}")
+            raise InvalidTestFileError(f"{where}.id: duplicate id {raw_id!r}")
         seen.add(case_id)
         prompt = obj.get("prompt")
         if not isinstance(prompt, str) or not prompt.strip():
-            raise InvalidTestFile(f"{where}.prompt: must be a non-empty string")
+            raise InvalidTestFileError(f"{where}.prompt: must be a non-empty string")
         listed = obj.get("files", [])
         if not isinstance(listed, list):
-            raise InvalidTestFile(f"{where}.files: must be a list of paths")
+            raise InvalidTestFileError(f"{where}.files: must be a list of paths")
         files = dict(_read_listed(root, raw, f"{where}.files[{j}]") for j, raw in enumerate(listed))
         cases.append(
             TestCase(
@@ -124,6 +124,4 @@ def evals_root(path: Path) -> Path:
 
 def read_evals_json(path: Path, root: Path | None = None) -> TestSuite:
     """Read an ``evals.json``; files are relative to ``root`` (default :func:`evals_root`)."""
-    from upskill_hub.skill.testcases import _read_json
-
-    return suite_from_evals(_read_json(path), str(path), root or evals_root(path))
+    return suite_from_evals(read_test_json(path), str(path), root or evals_root(path))

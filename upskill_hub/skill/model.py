@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from upskill_hub.errors import InvalidSkill, SkillNotFound
+from upskill_hub.errors import InvalidSkillError, SkillNotFoundError
 from upskill_hub.skill.frontmatter import dump_skill_md, normalize_text, parse_skill_md
 from upskill_hub.skill.testcases import (
     META_FILENAME,
@@ -118,26 +118,27 @@ def list_files(root: Path) -> list[str]:
 
 
 def read_skill_md_text(path: Path) -> str:
-    """Read and normalise a SKILL.md (BOM and CRLF handled). Raises InvalidSkill on bad bytes."""
+    """Read and normalise a SKILL.md (BOM and CRLF handled). Raises InvalidSkillError on bad
+    bytes."""
     try:
         info = path.stat()
         if not stat.S_ISREG(info.st_mode):
             kind = "a directory" if stat.S_ISDIR(info.st_mode) else "not a regular file"
-            raise InvalidSkill(f"{path}: SKILL.md is {kind}")
+            raise InvalidSkillError(f"{path}: SKILL.md is {kind}")
         size = info.st_size
         if size > MAX_SKILL_MD_BYTES:
-            raise InvalidSkill(f"{path}: SKILL.md is {size / 1e6:.1f} MB (limit 5 MB)")
+            raise InvalidSkillError(f"{path}: SKILL.md is {size / 1e6:.1f} MB (limit 5 MB)")
         raw = path.read_bytes()
-    except InvalidSkill:
+    except InvalidSkillError:
         raise
     except IsADirectoryError:
-        raise InvalidSkill(f"{path}: SKILL.md is a directory, not a file") from None
+        raise InvalidSkillError(f"{path}: SKILL.md is a directory, not a file") from None
     except OSError as exc:
-        raise InvalidSkill(f"{path}: cannot read SKILL.md ({exc.strerror or exc})") from None
+        raise InvalidSkillError(f"{path}: cannot read SKILL.md ({exc.strerror or exc})") from None
     try:
         return normalize_text(raw.decode("utf-8"))
     except UnicodeDecodeError as exc:
-        raise InvalidSkill(f"{path}: SKILL.md is not valid UTF-8 (byte {exc.start})") from None
+        raise InvalidSkillError(f"{path}: SKILL.md is not valid UTF-8 (byte {exc.start})") from None
 
 
 @dataclass
@@ -181,21 +182,22 @@ def skill_dir_of(path: Path) -> Path:
 
 
 def load_skill(path: Path, *, with_tests: bool = True) -> Skill:
-    """Load a skill folder (or its SKILL.md). Raises SkillNotFound / InvalidSkill / InvalidTestFile.
+    """Load a skill folder (or its SKILL.md). Raises SkillNotFoundError / InvalidSkillError /
+    InvalidTestFileError.
 
     Rule violations such as a bad name do not stop loading: run ``validate_skill`` for those.
     """
     root = skill_dir_of(Path(path))
     skill_md = root / SKILL_FILENAME
     if not root.exists():
-        raise SkillNotFound(f"{root}: no such file or directory")
+        raise SkillNotFoundError(f"{root}: no such file or directory")
     if not skill_md.exists() and not skill_md.is_symlink():
-        raise SkillNotFound(f"{root}: Missing required file: SKILL.md")
+        raise SkillNotFoundError(f"{root}: Missing required file: SKILL.md")
     text = read_skill_md_text(skill_md)
     parsed = parse_skill_md(text)
     if parsed.frontmatter is None:
         first = parsed.findings[0]
-        raise InvalidSkill(f"{skill_md}:{first.line or 1}: {first.message}")
+        raise InvalidSkillError(f"{skill_md}:{first.line or 1}: {first.message}")
     suite = None
     meta = root / META_FILENAME
     if with_tests and meta.is_file():

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from upskill_hub.errors import InvalidSkill, InvalidTestFile
+from upskill_hub.errors import InvalidSkillError, InvalidTestFileError
 from upskill_hub.json_input import JsonInputError, parse_json
 from upskill_hub.skill.findings import Finding, Severity
 from upskill_hub.skill.frontmatter import parse_skill_md
@@ -441,7 +441,7 @@ def _check_meta(skill_dir: Path, out: _Collector) -> None:
     if not problems:
         try:
             suite_from_obj(data, META_FILENAME)
-        except InvalidTestFile as exc:
+        except InvalidTestFileError as exc:
             out.add("meta.schema", str(exc).removeprefix(f"{META_FILENAME}: "), file=META_FILENAME)
             return
         for reason in upskill_load_problems(data)[:3]:
@@ -495,7 +495,7 @@ def validate_skill(path: Path) -> SkillReport:
         return report
     try:
         text = read_skill_md_text(skill_md)
-    except InvalidSkill as exc:
+    except InvalidSkillError as exc:
         message = str(exc).split(": ", 1)[-1]
         rule = "file.encoding" if "UTF-8" in message else "file.unreadable"
         report.findings.append(_file_finding(rule, message))

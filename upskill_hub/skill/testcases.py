@@ -32,20 +32,21 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from upskill_hub.errors import InvalidTestFile
-from upskill_hub.json_input import JsonInputError, parse_json
+from upskill_hub.errors import InvalidTestFileError
+from upskill_hub.skill.evals_json import evals_root, is_evals_json, suite_from_evals
+from upskill_hub.skill.suite import HUB_KEY as HUB_KEY
+from upskill_hub.skill.suite import AssertionSpec as AssertionSpec
+from upskill_hub.skill.suite import TestCase as TestCase
+from upskill_hub.skill.suite import TestSuite as TestSuite
+from upskill_hub.skill.suite import read_test_json
 
 META_FILENAME = "skill_meta.json"
-#: The top-level key of skill_meta.json holding what upskill cannot express (upskill ignores it).
-HUB_KEY = "upskill_hub"
 #: upskill 0.2's own optional case fields (its custom validators): kept as they are, not run.
 UPSKILL_CASE_FIELDS = ("output_file", "validator", "validator_config")
 
-AssertionSpec = dict[str, Any]
 
 ASSERTION_TYPES = (
     "contains",
@@ -61,95 +62,6 @@ ASSERTION_TYPES = (
 )
 
 
-def _is_contains(spec: AssertionSpec) -> bool:
-    """A ``contains`` assertion: every value appears (upskill's own check when case-insensitive;
-    a case-sensitive one implies it)."""
-    return spec.get("type") == "contains" and set(spec) <= {"type", "values", "case_sensitive"}
-
-
-@dataclass(frozen=True)
-class TestCase:
-    """One task for the model plus the assertions its answer must satisfy."""
-
-    __test__ = False  # not a pytest class
-
-    id: str
-    input: str
-    files: dict[str, str] = field(default_factory=dict)
-    assertions: tuple[AssertionSpec, ...] = ()
-    #: upskill 0.2's ``output_file`` / ``validator`` / ``validator_config`` when set: written
-    #: back unchanged (upskill-hub does not run upskill's validators).
-    upskill_fields: dict[str, Any] = field(default_factory=dict)
-
-    def to_dict(self) -> dict[str, Any]:
-        """The case as one self-contained object (ids and typed assertions inline, as run
-        comparisons and the generate prompt use it). Files use :meth:`TestSuite.to_dict`."""
-        data: dict[str, Any] = {"id": self.id, "input": self.input}
-        if self.files:
-            data["context"] = {"files": dict(self.files)}
-        data["assertions"] = [dict(a) for a in self.assertions]
-        data.update(self.upskill_fields)
-        return data
-
-    def expected_contains(self) -> list[str]:
-        """The strings upskill checks for this case: those of its ``contains`` assertions."""
-        out: list[str] = []
-        for spec in self.assertions:
-            if _is_contains(spec):
-                values = spec["values"]
-                out.extend([values] if isinstance(values, str) else values)
-        return out
-
-    def said_by_expected(self) -> bool:
-        """Whether upskill's ``expected.contains`` holds every check of this case."""
-        if len(self.assertions) != 1:
-            return False
-        (only,) = self.assertions
-        return (
-            set(only) == {"type", "values"}
-            and only["type"] == "contains"
-            and bool(self.expected_contains())
-        )
-
-    def upskill_dict(self) -> dict[str, Any]:
-        """The case as upskill 0.2's ``TestCase`` reads it (no other keys: it forbids them)."""
-        data: dict[str, Any] = {"input": self.input}
-        if self.files:
-            data["context"] = {"files": dict(self.files)}
-        contains = self.expected_contains()
-        # one string stays a string: upskill 0.1 grades ``contains.lower()``, 0.2 takes both
-        data["expected"] = {"contains": contains[0] if len(contains) == 1 else contains}
-        data.update(self.upskill_fields)
-        return data
-
-    def hub_dict(self) -> dict[str, Any]:
-        """This case's entry of ``upskill_hub.tests``: its id, and its assertions unless
-        ``expected.contains`` already says all of them."""
-        data: dict[str, Any] = {"id": self.id}
-        if not self.said_by_expected():
-            data["assertions"] = [dict(a) for a in self.assertions]
-        return data
-
-
-@dataclass
-class TestSuite:
-    """The cases of a skill and the free-form metadata stored beside them."""
-
-    __test__ = False
-
-    cases: list[TestCase] = field(default_factory=list)
-    metadata: dict[str, Any] = field(default_factory=dict)
-
-    def to_dict(self) -> dict[str, Any]:
-        """The file form: upskill 0.2 loads ``metadata`` and ``tests``; ids and typed assertions
-        go under :data:`HUB_KEY`, paired with ``tests`` by position."""
-        return {
-            "metadata": {k: v for k, v in self.metadata.items() if v is not None},
-            "tests": [c.upskill_dict() for c in self.cases],
-            HUB_KEY: {"tests": [c.hub_dict() for c in self.cases]},
-        }
-
-
 def _slug(text: str, limit: int = 40) -> str:
     slug = re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")
     return slug[:limit].strip("-") or "case"
@@ -160,7 +72,7 @@ def _as_str_list(value: Any, where: str) -> list[str]:
         return [value]
     if isinstance(value, list) and all(isinstance(v, str) for v in value):
         return list(value)
-    raise InvalidTestFile(f"{where}: expected a string or a list of strings")
+    raise InvalidTestFileError(f"{where}: expected a string or a list of strings")
 
 
 def _files_of(obj: dict[str, Any], where: str) -> dict[str, str]:
@@ -168,14 +80,14 @@ def _files_of(obj: dict[str, Any], where: str) -> dict[str, str]:
     if context is None:
         return {}
     if not isinstance(context, dict):
-        raise InvalidTestFile(f"{where}.context: must be an object")
+        raise InvalidTestFileError(f"{where}.context: must be an object")
     raw_files = context.get("files")
     if raw_files is None:
         return {}
     if not isinstance(raw_files, dict) or not all(
         isinstance(k, str) and isinstance(v, str) for k, v in raw_files.items()
     ):
-        raise InvalidTestFile(f"{where}.context.files: must map file names to strings")
+        raise InvalidTestFileError(f"{where}.context.files: must map file names to strings")
     return dict(raw_files)
 
 
@@ -200,20 +112,20 @@ def _upskill_fields(obj: dict[str, Any], where: str) -> dict[str, Any]:
                 if key == "validator_config"
                 else ("a string")
             )
-            raise InvalidTestFile(f"{where}.{key}: must be {what}")
+            raise InvalidTestFileError(f"{where}.{key}: must be {what}")
         out[key] = value
     return out
 
 
 def _assertion_list(raw: Any, where: str) -> list[AssertionSpec]:
     if not isinstance(raw, list):
-        raise InvalidTestFile(f"{where}: must be a list")
+        raise InvalidTestFileError(f"{where}: must be a list")
     out: list[AssertionSpec] = []
     for j, spec in enumerate(raw):
         if not isinstance(spec, dict) or not isinstance(spec.get("type"), str):
-            raise InvalidTestFile(f"{where}[{j}]: must be an object with a 'type'")
+            raise InvalidTestFileError(f"{where}[{j}]: must be an object with a 'type'")
         if spec["type"] not in ASSERTION_TYPES:
-            raise InvalidTestFile(
+            raise InvalidTestFileError(
                 f"{where}[{j}].type: unknown assertion type {spec['type']!r} "
                 f"(known: {', '.join(ASSERTION_TYPES)})"
             )
@@ -231,14 +143,14 @@ def _case_from_obj(
     where = f"{source}: tests[{index}]"
     hub_where = f"{source}: {HUB_KEY}.tests[{index}]"
     if not isinstance(obj, dict):
-        raise InvalidTestFile(f"{where}: a test case must be an object")
+        raise InvalidTestFileError(f"{where}: a test case must be an object")
     if extra is None:
         extra = {}
     elif not isinstance(extra, dict):
-        raise InvalidTestFile(f"{hub_where}: must be an object")
+        raise InvalidTestFileError(f"{hub_where}: must be an object")
     text = obj.get("input")
     if not isinstance(text, str) or not text.strip():
-        raise InvalidTestFile(f"{where}.input: must be a non-empty string")
+        raise InvalidTestFileError(f"{where}.input: must be a non-empty string")
     files = _files_of(obj, where)
     assertions: list[AssertionSpec]
     if "assertions" in extra:
@@ -249,7 +161,7 @@ def _case_from_obj(
         expected = obj.get("expected")
         if expected is not None:
             if not isinstance(expected, dict):
-                raise InvalidTestFile(f"{where}.expected: must be an object")
+                raise InvalidTestFileError(f"{where}.expected: must be an object")
             if expected.get("contains") is not None:
                 values = _as_str_list(expected["contains"], f"{where}.expected.contains")
                 if values:
@@ -257,7 +169,7 @@ def _case_from_obj(
         if "assertions" in obj:  # the layout written before upskill_hub existed
             assertions += _assertion_list(obj["assertions"], f"{where}.assertions")
     if not assertions:
-        raise InvalidTestFile(f"{where}: has no assertions (add 'assertions' or 'expected')")
+        raise InvalidTestFileError(f"{where}: has no assertions (add 'assertions' or 'expected')")
     case_id = extra.get("id", obj.get("id"))
     id_where = f"{hub_where}.id" if "id" in extra else f"{where}.id"
     if case_id is None:
@@ -267,9 +179,9 @@ def _case_from_obj(
             case_id = f"{base}-{n}"
             n += 1
     elif not isinstance(case_id, str) or not case_id:
-        raise InvalidTestFile(f"{id_where}: must be a non-empty string")
+        raise InvalidTestFileError(f"{id_where}: must be a non-empty string")
     elif case_id in used_ids:
-        raise InvalidTestFile(f"{id_where}: duplicate test id {case_id!r}")
+        raise InvalidTestFileError(f"{id_where}: duplicate test id {case_id!r}")
     used_ids.add(case_id)
     return TestCase(
         id=case_id,
@@ -297,22 +209,24 @@ def suite_from_obj(data: Any, source: str = "tests") -> TestSuite:
         if meta is None:
             meta = {}
         if not isinstance(meta, dict):
-            raise InvalidTestFile(f"{source}: 'metadata' must be an object")
+            raise InvalidTestFileError(f"{source}: 'metadata' must be an object")
         # upskill writes every unset metadata key as null: null means absent
         metadata = {k: v for k, v in meta.items() if v is not None}
         hub = data.get(HUB_KEY)
         if hub is not None:
             extras = hub.get("tests") if isinstance(hub, dict) else None
             if not isinstance(extras, list):  # as the schema requires
-                raise InvalidTestFile(
+                raise InvalidTestFileError(
                     f"{source}: '{HUB_KEY}' must be an object with a 'tests' list"
                 )
     else:
-        raise InvalidTestFile(f"{source}: expected an object with 'tests' or 'cases', or a list")
+        raise InvalidTestFileError(
+            f"{source}: expected an object with 'tests' or 'cases', or a list"
+        )
     if not isinstance(raw_cases, list):
-        raise InvalidTestFile(f"{source}: 'tests' must be a list")
+        raise InvalidTestFileError(f"{source}: 'tests' must be a list")
     if extras is not None and len(extras) != len(raw_cases):
-        raise InvalidTestFile(
+        raise InvalidTestFileError(
             f"{source}: {HUB_KEY}.tests has {len(extras)} entries but tests has "
             f"{len(raw_cases)}: they pair by position, so add or remove the matching entry"
         )
@@ -387,33 +301,17 @@ def is_upskill_shape(data: Any) -> bool:
 
 def read_skill_meta(path: Path) -> TestSuite | None:
     """A skill's ``skill_meta.json`` as a suite; None when it is another tool's format."""
-    data = _read_json(path)
+    data = read_test_json(path)
     return suite_from_obj(data, str(path)) if is_upskill_shape(data) else None
 
 
 def read_suite(path: Path) -> TestSuite:
     """Read a test file (``skill_meta.json`` or ``--tests FILE``; the spec's ``evals.json``
     too, see :mod:`upskill_hub.skill.evals_json`)."""
-    data = _read_json(path)
-    from upskill_hub.skill.evals_json import evals_root, is_evals_json, suite_from_evals
-
+    data = read_test_json(path)
     if is_evals_json(data):
         return suite_from_evals(data, str(path), evals_root(path))
     return suite_from_obj(data, str(path))
-
-
-def _read_json(path: Path) -> Any:
-    try:
-        text = path.read_text(encoding="utf-8-sig")
-    except FileNotFoundError:
-        raise InvalidTestFile(f"{path}: test file not found") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise InvalidTestFile(f"{path}: cannot read test file ({exc.__class__.__name__})") from None
-    try:
-        return parse_json(text)
-    except JsonInputError as exc:
-        where = f"{path}:{exc.line}" if exc.line else str(path)
-        raise InvalidTestFile(f"{where}: {exc}") from None
 
 
 def dump_suite(suite: TestSuite) -> str:

@@ -124,7 +124,7 @@ def _model_spec(provider: str, model: str, base_url: str | None) -> str:
         spec = without_kind("openai", model)
     else:
         spec = with_kind("openai", model)
-    parse_model(spec, base_url)  # UnknownModel with the accepted forms
+    parse_model(spec, base_url)  # UnknownModelError with the accepted forms
     return spec
 
 

@@ -5,12 +5,12 @@ from __future__ import annotations
 import logging
 
 from upskill_hub.errors import (
-    InvalidSkill,
+    InvalidSkillError,
     ProviderError,
-    RepoNotFound,
-    RevisionNotFound,
-    UnknownModel,
-    UnsafeSkill,
+    RepoNotFoundError,
+    RevisionNotFoundError,
+    UnknownModelError,
+    UnsafeSkillError,
     UpskillHubError,
 )
 from upskill_hub.secrets import Redactor
@@ -39,13 +39,13 @@ def describe_error(exc: BaseException, redactor: Redactor | None = None) -> str:
     if isinstance(exc, ProviderError):
         detail = text.rstrip(".")
         message = f"The model provider refused the request: {detail}.{_provider_hint(exc)}"
-    elif isinstance(exc, UnknownModel):
+    elif isinstance(exc, UnknownModelError):
         message = f"Unknown model: {text}"
-    elif isinstance(exc, (RepoNotFound, RevisionNotFound)):
+    elif isinstance(exc, (RepoNotFoundError, RevisionNotFoundError)):
         message = f"Skill not found on the Hub: {text}"
-    elif isinstance(exc, UnsafeSkill):
+    elif isinstance(exc, UnsafeSkillError):
         message = f"The security scan refused this skill: {text}"
-    elif isinstance(exc, InvalidSkill):
+    elif isinstance(exc, InvalidSkillError):
         message = f"This skill is not valid: {text}"
     elif isinstance(exc, UpskillHubError):  # UsageError and the rest: already one sentence
         message = text

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from upskill_hub.errors import SkillNotFound, UsageError
+from upskill_hub.errors import SkillNotFoundError, UsageError
 from upskill_hub.skill import Skill, discover_skills, load_skill
 
 if TYPE_CHECKING:
@@ -76,16 +76,16 @@ def load_choice(
         return ChosenSkill(load_skill(bundled[text]), ref=text)
     if "/" not in text:
         known = ", ".join(bundled) or "none"
-        raise SkillNotFound(
+        raise SkillNotFoundError(
             f"Skill {text!r} is neither a bundled skill ({known}) nor a Hub repo id "
             "(namespace/name[@revision])"
         )
-    from upskill_hub.registry.fetch import SeveralSkills
+    from upskill_hub.registry.fetch import SeveralSkillsError
     from upskill_hub.registry.skill_source import open_skill
 
     try:
         opened = open_skill(text, hub=visitor_hub(hosted, token), local=False)
-    except SeveralSkills as exc:
+    except SeveralSkillsError as exc:
         raise UsageError(
             f"{exc.repo_id} holds several skills ({', '.join(exc.names)}); the Space evaluates "
             "single-skill repos (use `upskill-hub eval REPO --skill NAME` locally)"

@@ -3,7 +3,7 @@
 Public API::
 
     validate_spec(spec) -> list[str]          # problems, for `upskill-hub validate`
-    build_assertion(spec) -> Assertion        # raises InvalidTestFile on a bad spec
+    build_assertion(spec) -> Assertion        # raises InvalidTestFileError on a bad spec
     await check_all(specs, output, ctx) -> list[AssertionResult]   # in spec order, never raises
     outcome_of(results) -> "pass" | "fail"
 
@@ -32,7 +32,7 @@ import asyncio
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from upskill_hub.errors import InvalidTestFile
+from upskill_hub.errors import InvalidTestFileError
 from upskill_hub.evaluation.assertions.base import Assertion, CheckContext, JudgeFn
 from upskill_hub.evaluation.assertions.compiles import Compiles
 from upskill_hub.evaluation.assertions.judge import Judge
@@ -85,10 +85,11 @@ def validate_spec(spec: Any) -> list[str]:
 
 
 def build_assertion(spec: Mapping[str, Any]) -> Assertion:
-    """The assertion object for ``spec``; raises :class:`InvalidTestFile` if the spec is bad."""
+    """The assertion object for ``spec``; raises :class:`InvalidTestFileError` if the spec is
+    bad."""
     problems = validate_spec(spec)
     if problems:
-        raise InvalidTestFile("invalid assertion: " + "; ".join(problems))
+        raise InvalidTestFileError("invalid assertion: " + "; ".join(problems))
     return KINDS[spec["type"]](spec)
 
 

@@ -37,7 +37,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal
 
-from upskill_hub.errors import Param, ProviderError, UnknownModel
+from upskill_hub.errors import Param, ProviderError, UnknownModelError
 from upskill_hub.evaluation.providers import http_errors
 from upskill_hub.evaluation.providers.base import Provider
 
@@ -178,7 +178,7 @@ _BY_PREFIX: dict[str, ProviderKind] = {row.prefix: row for row in PROVIDER_KINDS
 _BY_NAME: dict[str, ProviderKind] = {n: row for row in PROVIDER_KINDS for n in row.names}
 
 
-def _unknown(spec: str, *why: object) -> UnknownModel:
+def _unknown(spec: str, *why: object) -> UnknownModelError:
     hint = ""
     lowered = spec.lower()
     if lowered.startswith("claude"):
@@ -187,7 +187,7 @@ def _unknown(spec: str, *why: object) -> UnknownModel:
         hint = f" (did you mean 'openai:{spec}'?)"
     reason = (" (", *why, ")") if why else ()
     parts = (f"unknown model {spec!r}", *reason, f"{hint}: use ", *ACCEPTED_FORMS)
-    return UnknownModel(*parts, param="models")
+    return UnknownModelError(*parts, param="models")
 
 
 def _prefixed(text: str) -> tuple[ProviderKind | None, str]:
@@ -206,7 +206,7 @@ def model_kind(spec: str) -> Kind | None:
 
 
 def parse_model(spec: str, base_url: str | None = None) -> ModelSpec:
-    """Parse ``spec``; :class:`UnknownModel` if it names no provider or alias."""
+    """Parse ``spec``; :class:`UnknownModelError` if it names no provider or alias."""
     text = spec.strip()
     lowered = text.lower()
     if lowered == "local":

@@ -22,7 +22,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any, Literal
 
-from upskill_hub.errors import InvalidTestFile, Param, UsageError
+from upskill_hub.errors import InvalidTestFileError, Param, UsageError
 from upskill_hub.evaluation.agent.tools import SkillFolder
 
 __all__ = [
@@ -67,25 +67,27 @@ def find_queries_file(given: Path, skill_path: Path) -> Path:
 
 
 def read_queries(path: Path) -> list[TriggerQuery]:
-    """The queries of an ``eval_queries.json``; :class:`InvalidTestFile` naming the entry."""
-    from upskill_hub.skill.testcases import _read_json
+    """The queries of an ``eval_queries.json``; :class:`InvalidTestFileError` naming the entry."""
+    from upskill_hub.skill.suite import read_test_json
 
-    data = _read_json(Path(path))
+    data = read_test_json(Path(path))
     if isinstance(data, dict) and "queries" in data:
         data = data["queries"]
     if not isinstance(data, list) or not data:
-        raise InvalidTestFile(f"{path}: expected a non-empty list of {{query, should_trigger}}")
+        raise InvalidTestFileError(
+            f"{path}: expected a non-empty list of {{query, should_trigger}}"
+        )
     queries = []
     for i, item in enumerate(data):
         where = f"{path}: [{i}]"
         if not isinstance(item, dict):
-            raise InvalidTestFile(f"{where}: must be an object")
+            raise InvalidTestFileError(f"{where}: must be an object")
         text = item.get("query")
         if not isinstance(text, str) or not text.strip():
-            raise InvalidTestFile(f"{where}.query: must be a non-empty string")
+            raise InvalidTestFileError(f"{where}.query: must be a non-empty string")
         should = item.get("should_trigger")
         if not isinstance(should, bool):
-            raise InvalidTestFile(f"{where}.should_trigger: must be true or false")
+            raise InvalidTestFileError(f"{where}.should_trigger: must be true or false")
         queries.append(TriggerQuery(f"q{i + 1}", text, should))
     return queries
 

@@ -24,6 +24,11 @@ from upskill_hub.atomic_io import atomic_write_text
 from upskill_hub.errors import LockError, Param
 from upskill_hub.json_input import JsonInputError, parse_json
 from upskill_hub.registry.evidence.locked import LockedEvidence, evidence_from_json
+from upskill_hub.registry.project.targets import (
+    is_project_folder,
+    lock_target_entries,
+    target_path,
+)
 
 LOCK_FILENAME = "upskill-hub.lock"
 #: Held with ``flock`` where the project folder itself cannot be (see :func:`locked_project`).
@@ -110,24 +115,6 @@ def _open_side_file(root: Path) -> int:
         return os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
     except OSError as exc:
         raise LockError(f"{path}: cannot open the lock guard file: {exc.strerror}") from exc
-
-
-def target_entry(path: Path, project_root: Path) -> str:
-    """How the lock records an install folder: project-relative, else ``~/...``, else absolute."""
-    path = Path(os.path.normpath(Path(path).expanduser().absolute()))
-    for base, prefix in ((Path(project_root).absolute(), ""), (Path.home(), "~/")):
-        base = Path(os.path.normpath(base))
-        if path != base and path.is_relative_to(base):
-            return prefix + path.relative_to(base).as_posix()
-    return path.as_posix()
-
-
-def target_path(entry: str, project_root: Path) -> Path:
-    """The folder a lock ``targets`` entry points at (inverse of :func:`target_entry`)."""
-    if entry.startswith("~"):
-        return Path(entry).expanduser()
-    path = Path(entry)
-    return path if path.is_absolute() else Path(project_root) / path
 
 
 def hash_tree(directory: Path) -> dict[str, str]:
@@ -307,8 +294,6 @@ def _check_targets(where: str, name: str, targets: list[str], root: Path) -> Non
     A lock is committed to repositories other people clone: a target such as ``~/.bashrc`` or
     ``../other`` would let ``install --frozen`` write, and ``remove`` delete, anywhere.
     """
-    from upskill_hub.registry.project.targets import lock_target_entries
-
     allowed = lock_target_entries(name, root)
     for target in targets:
         if target not in allowed:
@@ -326,8 +311,6 @@ def refuse_outside_project(
     delete) a skill installed for the whole user. LockError naming each such entry."""
     if global_:
         return
-    from upskill_hub.registry.project.targets import is_project_folder
-
     outside = [
         f"{s.name} -> {entry}"
         for s in skills

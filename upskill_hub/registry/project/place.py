@@ -15,7 +15,7 @@ import shutil
 import stat
 from pathlib import Path
 
-from upskill_hub.errors import LocalModifications, Param, UnsafeSkill, UsageError
+from upskill_hub.errors import LocalModificationsError, Param, UnsafeSkillError, UsageError
 from upskill_hub.registry.project.lock import LOCK_FILENAME, Lock, LockedSkill, hash_tree
 from upskill_hub.registry.project.targets import confinement_problem, is_project_folder
 
@@ -52,7 +52,7 @@ def _check_targets(name: str, targets: list[Path], previous: LockedSkill | None)
         if not os.path.lexists(target):
             continue
         if previous is None:
-            raise LocalModifications(
+            raise LocalModificationsError(
                 f"{target} already exists and is not recorded in {LOCK_FILENAME}; use ",
                 Param("force"),
                 " to replace it",
@@ -60,7 +60,7 @@ def _check_targets(name: str, targets: list[Path], previous: LockedSkill | None)
         if target is not targets[0] and _links_to(target, targets[0]):
             continue  # our own link to the copy being installed (even if it dangles now)
         if target.is_symlink() and not target.is_dir():
-            raise LocalModifications(
+            raise LocalModificationsError(
                 f"{target} is a symlink to {os.readlink(target)}, not an install of skill "
                 f"'{name}'; use ",
                 Param("force"),
@@ -68,7 +68,7 @@ def _check_targets(name: str, targets: list[Path], previous: LockedSkill | None)
             )
         changes = _changes(target, previous.files)
         if changes:
-            raise LocalModifications(
+            raise LocalModificationsError(
                 f"skill '{name}' was modified locally in {target}: {_describe(changes)}; use ",
                 Param("force"),
                 " to overwrite",
@@ -80,7 +80,7 @@ def _check_confined(targets: list[Path], project_root: Path, action: str) -> Non
     for target in targets:
         problem = confinement_problem(target.parent, project_root)
         if problem:
-            raise UnsafeSkill(f"refusing to {action} {target}: {problem}")
+            raise UnsafeSkillError(f"refusing to {action} {target}: {problem}")
 
 
 def _links_to(link: Path, canonical: Path) -> bool:
@@ -135,7 +135,9 @@ def _copy_tree(src: Path, dst: Path) -> None:
             shutil.copyfile(entry.path, target, follow_symlinks=False)
             os.chmod(target, 0o755 if st.st_mode & 0o100 else 0o644)
         else:
-            raise UnsafeSkill(f"{entry.path}: not a regular file or folder; refusing to install it")
+            raise UnsafeSkillError(
+                f"{entry.path}: not a regular file or folder; refusing to install it"
+            )
 
 
 def _mkdirs(folder: Path, created: list[Path]) -> None:
@@ -223,8 +225,8 @@ def install_skill(
     """Install ``staged_dir`` as ``<dir>/<name>`` for every dir; returns the installed paths.
 
     Without ``force`` an existing target must be our unmodified install (its files equal
-    ``previous.files``), else :class:`LocalModifications`. With ``project_root`` every dir must
-    really lie in its scope (see :func:`confinement_problem`), else :class:`UnsafeSkill`.
+    ``previous.files``), else :class:`LocalModificationsError`. With ``project_root`` every dir must
+    really lie in its scope (see :func:`confinement_problem`), else :class:`UnsafeSkillError`.
     Nothing is written before these checks.
     """
     if not _NAME.fullmatch(name):
@@ -266,7 +268,7 @@ def install_skill(
 def remove_skill(name: str, lock: Lock, project_root: Path, *, force: bool = False) -> Lock:
     """Delete the installed folders and symlinks of ``name``; returns the lock without it.
 
-    Refuses (LocalModifications) when an installed copy was edited, unless ``force``. The
+    Refuses (LocalModificationsError) when an installed copy was edited, unless ``force``. The
     caller writes the returned lock.
     """
     if name not in lock.skills:
@@ -280,7 +282,7 @@ def remove_skill(name: str, lock: Lock, project_root: Path, *, force: bool = Fal
                 continue  # removing a link loses nothing
             changes = _changes(path, locked.files)
             if changes:
-                raise LocalModifications(
+                raise LocalModificationsError(
                     f"skill '{name}' was modified locally in {path}: {_describe(changes)}; use ",
                     Param("force"),
                     " to remove it anyway",

@@ -20,7 +20,7 @@ from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from upskill_hub.errors import LocalModifications, LockError, Param, UsageError
+from upskill_hub.errors import LocalModificationsError, LockError, Param, UsageError
 from upskill_hub.hub.client import Hub, parse_spec
 from upskill_hub.registry.evidence.locked import LockedEvidence
 from upskill_hub.registry.evidence.read import EvidenceReader, SkillEvidence
@@ -33,7 +33,6 @@ from upskill_hub.registry.project.lock import (
     locked_project,
     read_lock,
     refuse_outside_project,
-    target_entry,
     write_lock,
 )
 from upskill_hub.registry.project.place import install_skill
@@ -43,7 +42,7 @@ from upskill_hub.registry.project.state import (
     project_root_for,
     skill_state,
 )
-from upskill_hub.registry.project.targets import is_agent_folder, skills_dirs
+from upskill_hub.registry.project.targets import is_agent_folder, skills_dirs, target_entry
 from upskill_hub.registry.trust.installed import refuse_unverified
 from upskill_hub.registry.trust.signing import TrustPolicy, check_fetched
 
@@ -402,7 +401,7 @@ def _install_locked(
     states = [skill_state(root, s) for s in chosen]
     edited = [s for s in states if s.modified]
     if edited and not force:
-        raise LocalModifications(
+        raise LocalModificationsError(
             "modified locally (use ",
             Param("force"),
             " to overwrite): "

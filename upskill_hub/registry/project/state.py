@@ -10,7 +10,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from upskill_hub.errors import HubError, LockError, Undetermined, UsageError
+from upskill_hub.errors import HubError, LockError, UndeterminedError, UsageError
 from upskill_hub.hub.client import Hub
 from upskill_hub.registry.evidence.gate import LiftComparison, compare
 from upskill_hub.registry.evidence.read import EvidenceReader
@@ -128,11 +128,11 @@ def verify(project_root: Path | None = None) -> list[SkillState]:
     """The locked skills whose installed files differ from the lock (empty when all match)."""
     root = project_root_for(project_root)
     if not lock_path(root).is_file():
-        raise Undetermined(f"{lock_path(root)}: no lock file to verify against")
+        raise UndeterminedError(f"{lock_path(root)}: no lock file to verify against")
     try:
         return [s for s in list_installed(root) if not s.clean]
     except LockError as exc:
-        raise Undetermined(str(exc)) from None
+        raise UndeterminedError(str(exc)) from None
 
 
 def remove(
@@ -157,16 +157,16 @@ def outdated(
     """Locked commit vs the current commit of each skill's ref (a pinned commit never moves).
 
     Every ref is asked of the Hub: when it cannot be reached (or the lock is missing or
-    unreadable) this raises :class:`Undetermined` rather than answer from a cache.
+    unreadable) this raises :class:`UndeterminedError` rather than answer from a cache.
     """
     root = project_root_for(project_root)
     hub = hub or Hub()
     if not lock_path(root).is_file():
-        raise Undetermined(f"{lock_path(root)}: no lock file; nothing to compare")
+        raise UndeterminedError(f"{lock_path(root)}: no lock file; nothing to compare")
     try:
         lock = read_lock(root)
     except LockError as exc:
-        raise Undetermined(str(exc)) from None
+        raise UndeterminedError(str(exc)) from None
     chosen = locked_skills(lock, names)
     try:
         with ThreadPoolExecutor(max_workers=DEFAULT_WORKERS) as pool:
@@ -174,7 +174,7 @@ def outdated(
                 pool.map(lambda s: hub.resolve_online(s.repo_id, s.ref or DEFAULT_REF), chosen)
             )
     except HubError as exc:
-        raise Undetermined(f"could not tell whether skills are up to date: {exc}") from None
+        raise UndeterminedError(f"could not tell whether skills are up to date: {exc}") from None
     reader = EvidenceReader(hub)
     return [
         OutdatedSkill(

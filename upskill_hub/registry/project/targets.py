@@ -142,15 +142,31 @@ def skills_dirs(
     return unique
 
 
+def target_entry(path: Path, project_root: Path) -> str:
+    """How the lock records an install folder: project-relative, else ``~/...``, else absolute."""
+    path = Path(os.path.normpath(Path(path).expanduser().absolute()))
+    for base, prefix in ((Path(project_root).absolute(), ""), (Path.home(), "~/")):
+        base = Path(os.path.normpath(base))
+        if path != base and path.is_relative_to(base):
+            return prefix + path.relative_to(base).as_posix()
+    return path.as_posix()
+
+
+def target_path(entry: str, project_root: Path) -> Path:
+    """The folder a lock ``targets`` entry points at (inverse of :func:`target_entry`)."""
+    if entry.startswith("~"):
+        return Path(entry).expanduser()
+    path = Path(entry)
+    return path if path.is_absolute() else Path(project_root) / path
+
+
 def lock_target_entries(name: str, project_root: Path) -> set[str]:
     """Every ``targets`` entry a lock may hold for skill ``name``: ``<agent folder>/<name>``.
 
     Project folders are recorded relative to the project root (``.claude/skills/NAME``); user
     folders as ``~/...`` (``~/.claude/skills/NAME``), or where an agent's config-dir variable
-    moves them, as :func:`upskill_hub.registry.project.lock.target_entry` records that folder.
+    moves them, as :func:`target_entry` records that folder.
     """
-    from upskill_hub.registry.project.lock import target_entry
-
     entries: set[str] = set()
     for agent in _known_folders():
         entries.add(f"{agent.project_dir}/{name}")

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
 
-from upskill_hub.errors import LocalModifications, Param, UsageError
+from upskill_hub.errors import LocalModificationsError, Param, UsageError
 from upskill_hub.hub.client import COMMIT_RE, Hub
 from upskill_hub.registry.evidence.gate import refusal
 from upskill_hub.registry.evidence.read import EvidenceReader
@@ -84,7 +84,7 @@ def _update(
         if state.modified and not force:
             files = ", ".join(f for f in state.differing_files() if "(missing)" not in f)
             if names:
-                raise LocalModifications(
+                raise LocalModificationsError(
                     f"skill '{locked.name}' was modified locally: {files}; use ", Param("force")
                 )
             report.append(

@@ -3,7 +3,7 @@
 :func:`scan_listing` checks a remote tree listing before anything is downloaded;
 :func:`scan_tree` checks files on disk (it never follows links, executes or imports anything,
 reads each file once and at most ``max_file_bytes`` of it). :func:`enforce` turns findings into
-an :class:`UnsafeSkill` error or printable warning lines.
+an :class:`UnsafeSkillError` error or printable warning lines.
 
 Errors (refused unless ``--allow-unsafe``): unsafe paths, oversize files or trees, symlinks,
 special files, hidden Unicode (tag characters, bidi controls, zero-width characters) and HTML
@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Literal
 
-from upskill_hub.errors import Param, UnsafeSkill
+from upskill_hub.errors import Param, UnsafeSkillError
 
 Severity = Literal["error", "warning"]
 MiB = 1024 * 1024
@@ -437,7 +437,7 @@ def _read_capped(path: Path, cap: int) -> bytes:
 
 
 def enforce(findings: Iterable[ScanFinding], allow_unsafe: bool) -> list[str]:
-    """Raise :class:`UnsafeSkill` when any finding is an error, unless ``allow_unsafe``.
+    """Raise :class:`UnsafeSkillError` when any finding is an error, unless ``allow_unsafe``.
 
     Returns the lines to print as warnings (without the word: the caller labels them): every
     warning, plus the overridden errors when allowed.
@@ -446,7 +446,7 @@ def enforce(findings: Iterable[ScanFinding], allow_unsafe: bool) -> list[str]:
     errors = [f for f in findings if f.severity == "error"]
     if errors and not allow_unsafe:
         first = errors[0]
-        raise UnsafeSkill(
+        raise UnsafeSkillError(
             f"security scan refused the skill: {len(errors)} error(s); first: "
             f"{first.location}: {first.message} [{first.rule}]; use ",
             Param("allow_unsafe"),

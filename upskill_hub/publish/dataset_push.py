@@ -1,0 +1,172 @@
+"""What publishing a run folder to a results dataset needs whatever the run: the dataset's repo id
+and split name, rows checked against their schema and pushed as one config's split with
+``datasets``, the card rewritten with files beside it in one commit, and the run folder's files
+read and refused when they hold a symbolic link. ``datasets`` is imported only when pushing."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from upskill_hub.errors import HubError, UsageError
+from upskill_hub.secrets import Redactor
+from upskill_hub.skill.schemas import load_schema, schema_errors
+
+if TYPE_CHECKING:
+    from datasets import Features
+
+    from upskill_hub.hub.client import Hub
+
+CARD_FILE = "README.md"
+
+
+@dataclass(frozen=True)
+class PushedResults:
+    """Where a run was published: the dataset, its head commit and split, and the skill card."""
+
+    repo_id: str
+    url: str
+    commit: str
+    split: str
+    skill_card_commit: str | None = None
+    skill_card_pr_url: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def split_name(run_id: str) -> str:
+    """The dataset split of a run: ``run_`` + the run id with every non-word run made ``_``."""
+    slug = re.sub(r"\W+", "_", run_id, flags=re.ASCII).strip("_")
+    if not slug:
+        raise UsageError(f"run id {run_id!r} gives no usable split name")
+    return slug if slug.startswith("run_") else f"run_{slug}"
+
+
+def dataset_repo_id(repo_id: str) -> str:
+    """``repo_id`` checked as ``NS/NAME`` (no revision); a UsageError otherwise."""
+    from upskill_hub.hub.client import parse_spec
+
+    parsed, revision = parse_spec(repo_id)
+    if revision is not None:
+        raise UsageError(f"{repo_id!r}: give the dataset as NS/NAME, without '@revision'")
+    return parsed
+
+
+def refuse_links(path: Path) -> None:
+    """A run folder holds only files eval wrote: a symlink in it (``lift.png`` pointing at
+    ``~/.aws/credentials``) would publish whatever it points at, so nothing is published."""
+    for entry in sorted(path.rglob("*")):
+        if entry.is_symlink():
+            raise UsageError(
+                f"{entry}: a symbolic link in a run folder; refusing to publish (eval writes "
+                "only regular files)"
+            )
+
+
+def check_rows(rows: list[dict[str, Any]], schema: str, source: Path) -> None:
+    """Raise a one-line UsageError naming the first row that does not fit ``schema``."""
+    for number, row in enumerate(rows, 1):
+        errors = schema_errors(schema, row)
+        if errors:
+            where, message = errors[0]
+            raise UsageError(f"{source}: row {number} is not publishable ({where}: {message})")
+
+
+def dataset_features(schema: str) -> Features:
+    """The ``datasets`` features of a row schema (column order = the schema's properties)."""
+    from datasets import Features, List, Value
+
+    scalars = {"string": "string", "integer": "int64", "number": "float64", "boolean": "bool"}
+
+    def feature(prop: dict[str, Any]) -> Any:
+        declared = prop["type"]
+        kind = declared if isinstance(declared, str) else next(t for t in declared if t != "null")
+        if kind == "array":
+            return List(feature(prop["items"]))
+        if kind == "object":
+            return {name: feature(p) for name, p in prop["properties"].items()}
+        return Value(scalars[kind])
+
+    return Features({n: feature(p) for n, p in load_schema(schema)["properties"].items()})
+
+
+def push_config_rows(
+    hub: Hub,
+    repo_id: str,
+    config: str,
+    schema: str,
+    rows: list[dict[str, Any]],
+    split: str,
+    token: str | None,
+) -> str:
+    """Push ``rows`` (fitting ``schema``) as the split ``split`` of the config ``config``."""
+    from datasets import Dataset
+
+    dataset = Dataset.from_list(rows, features=dataset_features(schema))
+    try:
+        info = hub.call(
+            lambda: dataset.push_to_hub(
+                repo_id,
+                config_name=config,
+                split=split,
+                commit_message=f"Add {config} of {split}",
+                token=token,
+            ),
+            repo_id=repo_id,
+            action=f"push {config}",
+        )
+    except ValueError as exc:  # e.g. the repo's existing config has other columns
+        first = str(exc).splitlines()[0][:200]
+        raise HubError(f"{repo_id}: cannot add {config}/{split} to this dataset ({first})") from exc
+    return str(info.oid)
+
+
+def write_card(
+    hub: Hub,
+    repo_id: str,
+    card: Callable[[str], str],
+    files: dict[str, bytes],
+    split: str,
+    redactor: Redactor,
+) -> str:
+    """Rewrite README.md as ``card(existing card)`` says and upload ``files`` (repo path ->
+    bytes) in the same commit.
+
+    The commit names its parent, so a push landing in between makes it retry on the new card.
+    """
+    from huggingface_hub import CommitOperationAdd
+
+    for attempt in range(1, 4):
+        head = hub.head(repo_id, "dataset")
+        if head is None:
+            raise HubError(f"{repo_id}: the Hub returned no commit for the dataset")
+        existing = hub.download_file(repo_id, CARD_FILE, head, "dataset").read_text("utf-8")
+        ops = [CommitOperationAdd(CARD_FILE, redactor(card(existing)).encode("utf-8"))]
+        ops += [CommitOperationAdd(path, data) for path, data in files.items()]
+        try:
+            info = hub.create_commit(
+                repo_id,
+                ops,
+                message=f"Card, chart and tests for {split}",
+                repo_type="dataset",
+                parent_commit=head,
+            )
+        except HubError as exc:
+            if attempt == 3 or exc.status != 412:
+                raise
+            continue
+        return str(info.oid)
+    raise AssertionError("unreachable")  # pragma: no cover
+
+
+def read_run_json(path: Path) -> Any:
+    """A JSON file of a run folder; one UsageError line naming it when unreadable."""
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise UsageError(f"{path}: unreadable ({type(exc).__name__})") from None
