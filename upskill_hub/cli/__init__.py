@@ -26,5 +26,6 @@ imports this package.
 - :mod:`.results_commands`: ``results push | show | compare``;
 - :mod:`.generate_commands`: ``generate``;
 - :mod:`.hub_commands`: ``hub serve``, the local Hub server;
-- :mod:`.space_commands`: ``space deploy``.
+- :mod:`.space_commands`: ``space deploy``;
+- :mod:`.exit_codes`: a failure as one line and an exit code.
 """

@@ -8,7 +8,8 @@ section. Exports load lazily.
 - :mod:`.skill_card`: the ``## Results`` section of the skill repo's card;
 - :mod:`.summary_text`: summary rows per model and how their numbers are written;
 - :mod:`.results_view`: published or local results read back (``load_results``,
-  ``compare_results``).
+  ``compare_results``);
+- :mod:`.dataset_push`: what publishing any run folder to a results dataset needs.
 """
 
 from __future__ import annotations

@@ -11,7 +11,8 @@ Knows nothing of the Hub, models or the terminal.
 - :mod:`.evals_json`: the spec's own test file, ``evals/evals.json``;
 - :mod:`.schemas`: the JSON Schemas of ``schemas/`` and validation against them;
 - :mod:`.prompt`: the ``<available_skills>`` block agents put in their system prompt;
-- :mod:`.scaffold`: ``init``, a new valid skill folder.
+- :mod:`.scaffold`: ``init``, a new valid skill folder;
+- :mod:`.suite`: test cases in memory, and reading a JSON test file.
 """
 
 from upskill_hub.skill.discover import discover_skills
