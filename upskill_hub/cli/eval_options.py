@@ -267,7 +267,7 @@ class EvalOptions:
 
         check_base_url(self.base_url)
         if self.push_repo is not None:
-            from upskill_hub.publish.results_dataset import dataset_repo_id
+            from upskill_hub.publish.dataset_push import dataset_repo_id
 
             dataset_repo_id(self.push_repo)
         if self.resume is not None and not (self.resume / "run.json").is_file():

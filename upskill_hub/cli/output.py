@@ -15,7 +15,7 @@ if TYPE_CHECKING:
 
     from rich.console import Console
 
-    from upskill_hub.publish.results_dataset import PushedResults
+    from upskill_hub.publish.dataset_push import PushedResults
 
 
 class OutputFormat(StrEnum):

@@ -14,7 +14,8 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from upskill_hub.cli.output import print_json, strip_control
+from upskill_hub.cli.output import print_json
+from upskill_hub.formatting import strip_control
 
 _STYLES = {"green": "32", "red": "31", "yellow": "33", "bold": "1", "dim": "2"}
 

@@ -14,7 +14,7 @@ from upskill_hub.errors import UpskillHubError, UsageError
 from upskill_hub.secrets import Redactor
 
 if TYPE_CHECKING:
-    from upskill_hub.publish.results_dataset import PushedResults
+    from upskill_hub.publish.dataset_push import PushedResults
 
 _MAX_SCAN_BYTES = 50 * 1024 * 1024
 
