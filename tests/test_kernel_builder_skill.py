@@ -106,6 +106,7 @@ def test_build_toml_examples_use_the_current_format() -> None:
     assert checked >= 3
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not HAS_NVCC, reason="nvcc not installed")
 def test_standalone_cuda_snippets_in_references_compile() -> None:
     """The torch-free ```cuda blocks of h100-optimization.md compile for sm_90."""
@@ -166,6 +167,7 @@ def test_every_case_has_a_reference_answer() -> None:
     assert set(WRONG_IDS) <= set(CASES)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("case_id", sorted(CASES))
 def test_reference_answer_passes(case_id: str) -> None:
     case = CASES[case_id]
@@ -181,6 +183,7 @@ def test_reference_answer_passes(case_id: str) -> None:
             assert result.status == "pass", f"{case_id}:\n{describe(results)}"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("case_id", WRONG_IDS)
 def test_wrong_answer_fails(case_id: str) -> None:
     case = CASES[case_id]
@@ -192,6 +195,7 @@ def test_wrong_answer_fails(case_id: str) -> None:
     assert any(r.status == "fail" for r in portable), f"{case_id}:\n{describe(results)}"
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not HAS_NVCC, reason="nvcc not installed")
 @pytest.mark.parametrize("case_id", ["hopper-guard-cluster", "dynamic-smem-160kb-launch"])
 def test_wrong_cuda_answers_do_not_compile(case_id: str) -> None:

@@ -13,6 +13,8 @@ import subprocess
 import time
 from pathlib import Path
 
+import pytest
+
 from tests.support.eval_runs import canary_skill, run_eval
 from tests.support.llm_servers import constant, last_user_message, openai_server
 from upskill_hub.evaluation.run.folder import read_samples
@@ -62,6 +64,7 @@ def _cuda(body: str) -> str:
     return f"Here you go:\n\n```cuda\n{body}\n__global__ void k(float* x) {{ x[0] = 1.0f; }}\n```\n"
 
 
+@pytest.mark.slow
 def test_nvcc_include_bypasses_never_read_local_files(tmp_path: Path) -> None:
     secret = tmp_path / "home" / ".aws" / "credentials"
     secret.parent.mkdir(parents=True)
@@ -113,6 +116,7 @@ def tempfile_root() -> str:
     return os.path.realpath(tempfile.gettempdir()) + "/upskill-nvcc-x"
 
 
+@pytest.mark.slow
 def test_nvcc_including_dev_zero_is_bounded() -> None:
     import asyncio
 

@@ -319,6 +319,7 @@ __global__ void cluster_rank(unsigned int* out) {
 """
 
 
+@pytest.mark.slow
 @needs_nvcc
 def test_valid_kernel_compiles_for_sm_90() -> None:
     result = check({"type": "compiles", "arch": "sm_90"}, answer(("cuda", VALID_KERNEL)))
@@ -326,6 +327,7 @@ def test_valid_kernel_compiles_for_sm_90() -> None:
     assert "nvcc -arch=sm_90" in result.reason
 
 
+@pytest.mark.slow
 @needs_nvcc
 def test_syntax_error_fails_with_the_compiler_error() -> None:
     result = check({"type": "compiles", "arch": "sm_90"}, answer(("cu", BROKEN_KERNEL)))
@@ -335,6 +337,7 @@ def test_syntax_error_fails_with_the_compiler_error() -> None:
     assert "/tmp/" not in result.reason
 
 
+@pytest.mark.slow
 @needs_nvcc
 def test_guarded_hopper_code_compiles_for_sm_90_and_the_guard_matters() -> None:
     hopper = check({"type": "compiles", "arch": "sm_90"}, answer(("cuda", HOPPER_KERNEL)))
@@ -348,6 +351,7 @@ def test_guarded_hopper_code_compiles_for_sm_90_and_the_guard_matters() -> None:
     assert "'%cluster_ctarank' requires .target sm_90 or higher" in old.reason
 
 
+@pytest.mark.slow
 @needs_nvcc
 def test_identical_code_compiles_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     log = tmp_path / "calls.log"
@@ -435,6 +439,7 @@ def test_compiles_spec_rejects_dangerous_flags_and_bad_arch() -> None:
     assert validate_spec({"type": "compiles", "flags": ok}) == []
 
 
+@pytest.mark.slow
 @needs_nvcc
 def test_cpp_language_and_cuda_code_in_a_cpp_block() -> None:
     cpp = check(

@@ -41,6 +41,7 @@ def _everything_written(run_dir: Path) -> str:
     return "".join(p.read_text(errors="replace") for p in run_dir.rglob("*") if p.is_file())
 
 
+@pytest.mark.slow
 @needs_nvcc
 @pytest.mark.parametrize("mode", ["bwrap", "unshare", "strict"])
 def test_hostile_replies_never_bring_a_local_file_or_variable_into_the_run(
@@ -195,6 +196,7 @@ def _wait_for(predicate, timeout: float = 60) -> None:  # type: ignore[no-untype
         time.sleep(0.1)
 
 
+@pytest.mark.slow
 def test_ctrl_c_during_a_compile_leaves_no_compiler_running(tmp_path: Path) -> None:
     seconds = f"{400 + os.getpid() % 97}.25"
     bin_dir = _sleeping_nvcc(tmp_path, seconds)
@@ -216,6 +218,7 @@ def test_ctrl_c_during_a_compile_leaves_no_compiler_running(tmp_path: Path) -> N
     _no_sleepers_left(seconds)
 
 
+@pytest.mark.slow
 def test_a_cancelled_space_style_run_kills_its_compile_and_hosted_caps_the_timeout(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -329,6 +332,7 @@ def test_the_regex_compile_worker_is_bounded() -> None:
     assert _bounded_compile(r"\d{3}", 0) == ""
 
 
+@pytest.mark.slow
 @needs_nvcc
 def test_strict_mode_refuses_every_way_to_name_a_file(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch

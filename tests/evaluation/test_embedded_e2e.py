@@ -9,12 +9,15 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from tests.cli_runner import REPO, run_cli
 from upskill_hub.skill.testcases import TestSuite, read_suite, write_suite
 
 SKILL = REPO / "skills" / "kernel-builder-cuda-kernels"
 
 
+@pytest.mark.slow
 def test_quickstart_eval_on_the_embedded_model(tmp_path: Path) -> None:
     by_id = {case.id: case for case in read_suite(SKILL / "skill_meta.json").cases}
     cases = [by_id["h100-capability-string"], by_id["build-toml-h100-only"]]

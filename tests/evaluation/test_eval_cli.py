@@ -176,6 +176,7 @@ def test_ctrl_c_keeps_samples_and_prints_resume(skill_dir: Path, tmp_path: Path)
     assert summary["cancelled"] is True and summary["samples"] == len(saved)
 
 
+@pytest.mark.slow
 def test_push_results_after_the_run(
     skill_dir: Path, tmp_path: Path, server: Any, unique_repo_id: str
 ) -> None:

@@ -575,6 +575,7 @@ needs_local = pytest.mark.skipif(
 )
 
 
+@pytest.mark.slow
 @needs_local
 def test_embedded_model_generates_for_real() -> None:
     provider = resolve_model("local")
@@ -592,6 +593,7 @@ def test_embedded_model_generates_for_real() -> None:
     assert first.latency_s > 0 and provider.model_id == "local"
 
 
+@pytest.mark.slow
 @needs_local
 def test_embedded_model_rejects_a_prompt_beyond_its_context() -> None:
     chat = [Message("user", "word " * 9000)]

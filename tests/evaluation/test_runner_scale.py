@@ -45,6 +45,7 @@ def _stamp(path: Path) -> tuple[int, int, bytes]:
     return st.st_ino, st.st_mtime_ns, path.read_bytes()
 
 
+@pytest.mark.slow
 def test_a_rate_limited_model_does_not_stall_the_others(skill: Skill, tmp_path: Path) -> None:
     with openai_server(RESPONDER) as a, openai_server(RESPONDER) as b:
         a.inject("429", retry_after=2)
@@ -68,6 +69,7 @@ def test_a_rate_limited_model_does_not_stall_the_others(skill: Skill, tmp_path: 
     assert first.attempts == 2 and first.outcome == "pass"
 
 
+@pytest.mark.slow
 def test_a_request_waiting_for_its_retry_frees_its_worker(skill: Skill, tmp_path: Path) -> None:
     with openai_server(RESPONDER) as srv:
         srv.inject("500")

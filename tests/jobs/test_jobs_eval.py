@@ -7,6 +7,7 @@ import json
 import uuid
 from pathlib import Path
 
+import pytest
 from huggingface_hub import HfApi
 
 from tests.jobs.conftest import JOBS_TOKEN, SENTINEL, cli, cli_env, make_skill
@@ -26,6 +27,7 @@ def only_run(root: Path) -> Path:
     return run
 
 
+@pytest.mark.slow
 def test_grid_on_jobs_equals_local_run_and_keeps_keys_secret(
     tmp_path: Path, api: HfApi, fake_model: FakeLLMServer
 ) -> None:

@@ -102,6 +102,7 @@ def test_vllm_without_jobs_or_vllm_is_one_line(tmp_path: Path) -> None:
     )
 
 
+@pytest.mark.slow
 def test_scheduled_eval_runs_and_pushes(
     tmp_path: Path, api: HfApi, fake_model: FakeLLMServer
 ) -> None:

@@ -49,6 +49,7 @@ def committed(api: HfApi, repo: str, run_id: str, shard_id: str) -> int:
     return int(status["done"]) if status else 0
 
 
+@pytest.mark.slow
 def test_crashed_and_cancelled_shards_resume(
     tmp_path: Path, api: HfApi, slow_model: FakeLLMServer
 ) -> None:

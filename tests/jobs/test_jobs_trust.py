@@ -67,6 +67,7 @@ def _forge_shard(
     return dict(shard)
 
 
+@pytest.mark.slow
 def test_a_forged_shard_is_regraded_with_a_warning(
     tmp_path: Path, api: HfApi, fake_model: FakeLLMServer
 ) -> None:
@@ -106,6 +107,7 @@ def test_a_forged_shard_is_regraded_with_a_warning(
     assert [(s["id"], s["state"]) for s in data["shards"]] == [(shard["id"], "completed")]
 
 
+@pytest.mark.slow
 def test_a_shard_line_with_malformed_results_is_cleaned_and_the_run_stays_publishable(
     tmp_path: Path, api: HfApi, fake_model: FakeLLMServer
 ) -> None:

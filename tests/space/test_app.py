@@ -127,6 +127,7 @@ SUMMARY_FITS = """() => {
 }"""
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not CHROMIUM.exists(), reason="apt-get install chromium")
 def test_browser_run_evaluation(
     running_app: RunningApp,

@@ -6,11 +6,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from tests.registry.published_skill import CLAUDE, EIGHT_FAIL, GPT, THREE_FAIL, SkillRepo
 from upskill_hub.registry.search import search
 from upskill_hub.space_support import browse
 
 
+@pytest.mark.slow
 def test_browse_ranks_by_lift_and_the_page_shows_it_by_the_pull_command(
     tmp_path: Path, unique_repo_id: str
 ) -> None:

@@ -69,6 +69,7 @@ def test_space_readme_metadata() -> None:
     assert meta["sdk_version"] == gradio.__version__
 
 
+@pytest.mark.slow
 def test_deploy_creates_then_updates_a_space(unique_repo_id: str, tmp_path: Path) -> None:
     from huggingface_hub import HfApi
 

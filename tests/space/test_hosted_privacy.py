@@ -107,6 +107,7 @@ def test_a_private_results_dataset_another_visitor_loaded_stays_private(
     assert PRIVATE_MARK not in str(refused.value)
 
 
+@pytest.mark.slow
 def test_a_skill_page_reads_a_private_results_dataset_only_for_who_may(
     hosted_url: str, tmp_path: Path, unique_repo_id: str
 ) -> None:

@@ -124,6 +124,7 @@ def test_api_skill_page_escapes_the_card(hostile_repo: str, hosted_url: str) -> 
     assert 'href="javascript' not in page.lower()
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not CHROMIUM.exists(), reason="apt-get install chromium")
 def test_browser_renders_no_form_frame_image_or_script_from_a_card(
     hostile_repo: str, hosted_url: str, tmp_path: Path

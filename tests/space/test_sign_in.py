@@ -96,6 +96,7 @@ def _show(page: object, repo: str) -> object:
     return page.locator("#upskill-skill-page")
 
 
+@pytest.mark.slow
 def test_signed_in_visitor_uses_their_own_token_and_only_in_their_session(
     hosted_space: HostedSpace,
 ) -> None:
