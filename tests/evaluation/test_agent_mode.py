@@ -270,6 +270,7 @@ def cli_skill(skill: Skill) -> Iterator[Path]:
     yield skill.path
 
 
+@pytest.mark.slow
 def test_cli_agent_mode_and_resume(cli_skill: Path, tmp_path: Path) -> None:
     with anthropic_server(AGENT) as srv:
         out = tmp_path / "runs"

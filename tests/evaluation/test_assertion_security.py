@@ -148,6 +148,7 @@ def test_a_huge_reply_is_capped_and_says_so(tmp_path: Path) -> None:
         )
 
 
+@pytest.mark.slow
 def test_ambient_sdk_settings_never_reach_a_base_url_server(tmp_path: Path) -> None:
     from tests.support.llm_servers import anthropic_server
 

@@ -8,6 +8,8 @@ import json
 import os
 from pathlib import Path
 
+import pytest
+
 from tests.cli_runner import run_cli
 from tests.support.eval_runs import FACT, canary_skill, marker, quuxium_cases, run_eval
 from tests.support.llm_servers import openai_server, skill_aware
@@ -16,6 +18,7 @@ MARKER = marker("canary-loose")
 RESPONDER = skill_aware(MARKER, with_skill=f"It is {FACT}.", without="No idea.")
 
 
+@pytest.mark.slow
 def test_without_a_terminal_eval_prints_progress_lines_and_token_ratios(tmp_path: Path) -> None:
     skill = canary_skill(tmp_path, quuxium_cases(2), name="canary-loose")
     with openai_server(RESPONDER, latency=0.3) as srv:

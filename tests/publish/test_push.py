@@ -101,6 +101,7 @@ def test_push_then_load_back(tmp_path: Path, unique_repo_id: str) -> None:
     assert f"--tests {tests_file}" in card.text and str(tmp_path) not in card.text
 
 
+@pytest.mark.slow
 def test_second_run_is_added_and_compared(tmp_path: Path, unique_repo_id: str) -> None:
     first = push_results(make_run_folder(tmp_path, FIRST), unique_repo_id)
     second_dir = make_run_folder(tmp_path, SECOND, started_at="2026-11-23T09:00:00Z", chart=False)
@@ -129,6 +130,7 @@ def test_second_run_is_added_and_compared(tmp_path: Path, unique_repo_id: str) -
         load_results(unique_repo_id, "run_nope")
 
 
+@pytest.mark.slow
 def test_skill_card_update_keeps_the_rest(tmp_path: Path, unique_repo_id: str) -> None:
     skill_repo = unique_repo_id + "-skill"
     _make_skill_repo(skill_repo)

@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
 from datasets import load_dataset
 
 from tests.cli_runner import run_cli
@@ -30,6 +31,7 @@ def responder(request: dict[str, Any]) -> str | ToolCallReply:
     return "An answer."
 
 
+@pytest.mark.slow
 def test_trigger_run_pushes_its_own_config(tmp_path: Path, unique_repo_id: str) -> None:
     folder = tmp_path / "owl-watch"
     folder.mkdir()

@@ -40,6 +40,7 @@ def _ok(*args: str, env: dict[str, str] | None = None) -> str:
     return done.stdout
 
 
+@pytest.mark.slow
 def test_push_show_compare(tmp_path: Path, unique_repo_id: str) -> None:
     first = make_run_folder(tmp_path, "20261122-013045-kernel-builder-ab12cd")
     second = make_run_folder(
@@ -100,6 +101,7 @@ def test_bad_input_is_one_line(tmp_path: Path, hub_server: object) -> None:
         assert done.stdout == ""
 
 
+@pytest.mark.slow
 def test_no_secret_reaches_rows_card_or_files(tmp_path: Path, unique_repo_id: str) -> None:
     skill = tmp_path / "leaky-skill"
     skill.mkdir()

@@ -8,6 +8,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
 from huggingface_hub import DatasetCard, hf_hub_download
 
 from tests.cli_runner import run_cli
@@ -47,6 +48,7 @@ def _trigger_run(tmp_path: Path) -> dict[str, Any]:
     return summary
 
 
+@pytest.mark.slow
 def test_a_dataset_of_trigger_runs_alone_has_a_card_and_shows(
     tmp_path: Path, unique_repo_id: str
 ) -> None:

@@ -7,6 +7,8 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+import pytest
+
 from tests.cli_runner import run_cli as run_cli_plain
 from tests.registry.conftest import CliResult, write_skill
 from upskill_hub.registry.push import push_skills
@@ -61,6 +63,7 @@ def test_scan_prints_markup_in_findings_literally(
     assert "scripts/[/x].sh" in result.stdout and "s[/x]" in result.stdout
 
 
+@pytest.mark.slow
 def test_search_against_a_stopped_server_fails_fast_in_one_line(
     run_cli: Callable[..., CliResult],
 ) -> None:

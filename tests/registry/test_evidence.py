@@ -48,6 +48,7 @@ def _by_model(evidence: dict[str, Any]) -> dict[str, dict[str, Any]]:
 # -- info ----------------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_info_shows_lift_at_this_commit_and_behind(skill_repo: SkillRepo, run_cli: RunCli) -> None:
     v1 = skill_repo.push()
     run = skill_repo.run_folder(v1, THREE_FAIL)
@@ -109,6 +110,7 @@ def test_info_without_published_results_says_so(pushed: tuple[str, str], run_cli
     }
 
 
+@pytest.mark.slow
 def test_a_card_from_before_the_metadata_is_still_read(
     skill_repo: SkillRepo, run_cli: RunCli
 ) -> None:
@@ -143,6 +145,7 @@ def load_rows(dataset: str, split: str) -> list[dict[str, Any]]:
     return [dict(r) for r in load_dataset(dataset, "summary", split=split).to_list()]
 
 
+@pytest.mark.slow
 def test_figures_come_from_the_dataset_not_the_card_digest(
     skill_repo: SkillRepo, run_cli: RunCli
 ) -> None:
@@ -183,6 +186,7 @@ def test_figures_come_from_the_dataset_not_the_card_digest(
 # -- search --------------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_search_ranks_by_measured_lift_on_a_model(
     tmp_path: Path, unique_repo_id: str, run_cli: RunCli
 ) -> None:
@@ -223,6 +227,7 @@ def _lock(project: Path) -> dict[str, Any]:
     return dict(json.loads((project / "upskill-hub.lock").read_text())["skills"])
 
 
+@pytest.mark.slow
 def test_pull_records_the_evidence_and_install_frozen_is_unchanged(
     skill_repo: SkillRepo, project: Path, run_cli: RunCli
 ) -> None:
@@ -277,6 +282,7 @@ def _project_at_v1(skill_repo: SkillRepo, project: Path, run_cli: RunCli) -> str
     return v1
 
 
+@pytest.mark.slow
 def test_update_require_lift_refuses_a_lower_lift_and_says_why(
     skill_repo: SkillRepo, project: Path, run_cli: RunCli
 ) -> None:
@@ -321,6 +327,7 @@ def test_update_require_lift_refuses_a_lower_lift_and_says_why(
     assert recorded[GPT]["lift"] == pytest.approx(0.2) and recorded[GPT]["commit"] == v2
 
 
+@pytest.mark.slow
 def test_update_require_lift_moves_when_the_lift_holds(
     skill_repo: SkillRepo, project: Path, run_cli: RunCli
 ) -> None:
@@ -340,6 +347,7 @@ def test_update_require_lift_moves_when_the_lift_holds(
     assert {e["commit"] for e in entry["evidence"]} == {v2}
 
 
+@pytest.mark.slow
 def test_update_require_lift_on_a_model_the_new_commit_lacks(
     skill_repo: SkillRepo, project: Path, run_cli: RunCli
 ) -> None:
@@ -362,6 +370,7 @@ def test_model_without_require_lift_is_a_usage_error(project: Path, run_cli: Run
     assert done.stderr.strip() == "error: --model applies only with --require-lift"
 
 
+@pytest.mark.slow
 def test_a_card_claiming_another_commit_than_its_dataset_is_ignored(
     skill_repo: SkillRepo, run_cli: RunCli
 ) -> None:

@@ -70,6 +70,7 @@ def test_a_lock_from_a_pull_request_cannot_add_the_attackers_key_to_the_trusted_
     assert tree_state(project) == before
 
 
+@pytest.mark.slow
 def test_update_and_verify_refuse_a_locked_signer_the_user_does_not_trust(
     run_cli: Run, tmp_path: Path, project: Path, unique_repo_id: str, keys: dict[str, Path]
 ) -> None:
@@ -106,6 +107,7 @@ def _home_env(home: Path) -> dict[str, str]:
     return {"HOME": str(home), "CLAUDE_CONFIG_DIR": "", "XDG_CONFIG_HOME": "", "CODEX_HOME": ""}
 
 
+@pytest.mark.slow
 def test_a_project_lock_cannot_take_over_a_global_skill_without_global(
     run_cli: Run, tmp_path: Path, project: Path, unique_repo_id: str
 ) -> None:

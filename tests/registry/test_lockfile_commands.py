@@ -317,6 +317,7 @@ def test_parallel_pulls_keep_every_lock_entry(
     assert not (project / ".upskill-hub.lock.flock").exists()  # the folder itself is locked
 
 
+@pytest.mark.slow
 def test_outdated_and_verify_exit_codes_follow_diff(
     run_cli: Callable[..., CliResult], pushed: tuple[str, str], project: Path, tmp_path: Path
 ) -> None:

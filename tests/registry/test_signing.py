@@ -330,6 +330,7 @@ def entry_name(data: dict[str, dict[str, object]]) -> str:
     return name
 
 
+@pytest.mark.slow
 def test_info_shows_the_signature_and_whether_it_holds(
     run_cli: Run, tmp_path: Path, unique_repo_id: str, keys: dict[str, Path]
 ) -> None:
@@ -475,6 +476,7 @@ def _make_pki(folder: Path, name: str) -> dict[str, Path]:
     return paths
 
 
+@pytest.mark.slow
 def test_certificate_signed_skill_installs_against_its_ca_and_others_are_refused(
     run_cli: Run, tmp_path: Path, project: Path, unique_repo_id: str, keys: dict[str, Path]
 ) -> None:

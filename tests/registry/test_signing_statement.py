@@ -85,6 +85,7 @@ def test_a_repushed_older_signed_version_is_refused_as_a_rollback(
     assert installed.read_text() == "print('v1')\n"
 
 
+@pytest.mark.slow
 def test_the_same_signed_files_in_another_repo_are_refused(
     run_cli: Run, tmp_path: Path, project: Path, unique_repo_id: str, team: tuple[Path, Path]
 ) -> None:
@@ -123,6 +124,7 @@ def test_the_same_signed_files_in_another_repo_are_refused(
     assert edited.code == 1 and f"{STATEMENT_FILE} (changed)" in edited.stderr
 
 
+@pytest.mark.slow
 def test_a_signature_without_a_statement_is_verified_but_reported_and_cannot_roll_back(
     run_cli: Run, tmp_path: Path, project: Path, unique_repo_id: str, team: tuple[Path, Path]
 ) -> None:
