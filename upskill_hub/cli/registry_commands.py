@@ -32,6 +32,7 @@ from upskill_hub.cli.signing_commands import (
     TRUSTED_CA_OPTION,
     TRUSTED_KEY_OPTION,
     TRUSTED_KEYS_OPTION,
+    results_signatures,
     signing_key,
     trust_policy,
 )
@@ -248,6 +249,13 @@ def update(
     model: str = typer.Option(
         None, "--model", help="With --require-lift: the model whose lift decides."
     ),
+    require_signed_results: bool = typer.Option(
+        False,
+        "--require-signed-results",
+        help="With --require-lift: count only figures whose results split a trusted key "
+        "(--trusted-key, --trusted-keys, $UPSKILL_HUB_TRUSTED_KEYS) signed, rows unchanged "
+        "since (results push --sign).",
+    ),
     require_signature: bool = REQUIRE_SIGNATURE_OPTION,
     trusted_key: list[Path] = TRUSTED_KEY_OPTION,
     trusted_keys: Path = TRUSTED_KEYS_OPTION,
@@ -262,6 +270,7 @@ def update(
     from upskill_hub.registry.project.update import update as run
 
     _quiet(output_format)
+    policy = trust_policy(require_signature, trusted_key, trusted_keys, trusted_ca, allow_downgrade)
     with _show_refusals():
         report = run(
             names or [],
@@ -270,10 +279,10 @@ def update(
             project_root=project,
             require_lift=require_lift,
             model=model,
-            trust=trust_policy(
-                require_signature, trusted_key, trusted_keys, trusted_ca, allow_downgrade
-            ),
+            trust=policy,
             global_=global_,
+            require_signed_results=require_signed_results,
+            results_signatures=results_signatures(policy) if require_signed_results else None,
         )
     _print_report(report, output_format)
     if any(s.status == "skipped" for s in report.skills):

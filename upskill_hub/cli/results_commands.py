@@ -40,6 +40,14 @@ def push(
         False, "--create-pr", help="Open a pull request for the skill card instead."
     ),
     output_format: OutputFormat = FORMAT_OPTION,
+    sign: Path = typer.Option(
+        None,
+        "--sign",
+        metavar="KEY",
+        help="Sign the published split with this PEM EC private key (OpenSSF model signing "
+        "over its rows, tests and a statement naming dataset, split, skill commit and run); "
+        "uploaded as signatures/<split>.oms.sig. The key never leaves the machine.",
+    ),
 ) -> None:
     """Add a run to a Hub results dataset (a new split) and update its card."""
     from upskill_hub.publish.results_dataset import push_results
@@ -51,6 +59,7 @@ def push(
         update_skill_card=update_skill_card,
         skill_repo=skill_repo,
         create_pr=create_pr,
+        sign=sign,
     )
     if output_format is OutputFormat.json:
         data = pushed.to_dict()  # repo_id, url, commit, split; skill card fields when set
@@ -60,6 +69,8 @@ def push(
     out.print(f"Pushed run [bold]{pushed.split}[/bold] to [bold]{pushed.repo_id}[/bold]")
     out.print(f"  commit {pushed.commit}")
     out.print(f"  {pushed.url}")
+    if pushed.signed_by:
+        out.print(f"  signed by {pushed.signed_by} (signatures/{pushed.split}.oms.sig)")
     if pushed.skill_card_pr_url:
         out.print(f"  skill card pull request: {pushed.skill_card_pr_url}")
     elif pushed.skill_card_commit:

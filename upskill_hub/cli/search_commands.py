@@ -15,6 +15,7 @@ from upskill_hub.cli.signing_commands import (
     TRUSTED_CA_OPTION,
     TRUSTED_KEY_OPTION,
     TRUSTED_KEYS_OPTION,
+    results_signatures,
     trust_policy,
 )
 
@@ -61,10 +62,11 @@ def info(
     trusted_ca: list[Path] = TRUSTED_CA_OPTION,
 ) -> None:
     """Show a repo's skills: file tree, sizes, frontmatter, scan findings and signature (no
-    install)."""
+    install). With trusted keys, each published figure says who measured it (signed results)."""
     from upskill_hub.registry.search import info as run
 
-    result = run(spec, trust=trust_policy(False, trusted_key, trusted_keys, trusted_ca))
+    policy = trust_policy(False, trusted_key, trusted_keys, trusted_ca)
+    result = run(spec, trust=policy, results_signatures=results_signatures(policy))
     if output_format is OutputFormat.json:
         print_json(result.to_dict())
         return

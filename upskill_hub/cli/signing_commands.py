@@ -12,6 +12,7 @@ import typer
 from upskill_hub.cli.output import OutputFormat, console, print_json, safe
 
 if TYPE_CHECKING:
+    from upskill_hub.registry.evidence.read import ResultsSignatureCheck
     from upskill_hub.registry.trust.signing import SigningKey, TrustPolicy
 
 TRUSTED_KEYS_ENV = "UPSKILL_HUB_TRUSTED_KEYS"  # trust.signing.TRUSTED_KEYS_ENV, for help text
@@ -86,6 +87,17 @@ def trust_policy(
         cas=tuple(load_trusted_cas(cas or [])),
         allow_downgrade=allow_downgrade,
     )
+
+
+def results_signatures(policy: TrustPolicy) -> ResultsSignatureCheck | None:
+    """The check of signed results an evidence reader is handed: None unless ``policy`` trusts
+    a key or CA (without one, nobody can be said to have measured a figure)."""
+    if not policy.trusts_anyone:
+        return None
+    from upskill_hub.hub.client import Hub
+    from upskill_hub.publish.results_signing import results_signature_check
+
+    return results_signature_check(Hub(), policy)
 
 
 def signing_key(

@@ -34,6 +34,7 @@ class PushedResults:
     split: str
     skill_card_commit: str | None = None
     skill_card_pr_url: str | None = None
+    signed_by: str | None = None  # the key (or certificate) that signed the split
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)

@@ -31,6 +31,8 @@ from upskill_hub.publish.dataset_push import (
 )
 from upskill_hub.publish.run_consistency import refuse_inconsistent
 from upskill_hub.publish.trigger_results import push_trigger_results
+from upskill_hub.registry.trust.keys import public_key_of
+from upskill_hub.registry.trust.signing import SigningKey
 from upskill_hub.secrets import Redactor
 
 if TYPE_CHECKING:
@@ -211,6 +213,7 @@ def push_results(
     skill_repo: str | None = None,
     create_pr: bool = False,
     token: str | None = None,
+    sign: Path | SigningKey | None = None,
 ) -> PushedResults:
     """Publish ``run_dir`` to the dataset ``repo_id`` as a new split; see the module docstring.
 
@@ -219,6 +222,8 @@ def push_results(
     as a pull request. Everything is checked before the first upload. ``token`` (e.g. a Space
     visitor's OAuth token) is used for every Hub call instead of HF_TOKEN / the saved login;
     it is passed to huggingface_hub and ``datasets`` only, and redacted like any secret.
+    ``sign`` (a private key) signs the split as published, rows, tests and a statement binding
+    dataset, split, skill commit and run id (:mod:`upskill_hub.publish.results_signing`).
     """
     from upskill_hub.evaluation.triggers.measure import is_trigger_run
     from upskill_hub.hub.client import Hub
@@ -226,6 +231,10 @@ def push_results(
     from upskill_hub.registry.evidence.index import published_run
 
     if is_trigger_run(run_dir):  # a trigger eval: its own config
+        if sign is not None:
+            raise UsageError(
+                f"{run_dir}: a trigger eval is not signed; ", Param("sign"), " applies to eval runs"
+            )
         if update_skill_card or skill_repo or create_pr:
             raise UsageError(f"{run_dir}: a trigger eval updates no skill card; push it alone")
         with quiet_datasets():
@@ -255,6 +264,8 @@ def push_results(
     check_rows(summary, SUMMARY_SCHEMA, record.folder.summary_file)
     if not summary:
         raise UsageError(f"{record.folder.summary_file}: no model results to publish")
+    if sign is not None:  # an unreadable key stops the push before the first upload
+        public_key_of(sign.private_key if isinstance(sign, SigningKey) else Path(sign))
 
     hub = Hub(token=token)
     hub.create_repo(repo_id, repo_type="dataset", private=private)
@@ -274,6 +285,12 @@ def push_results(
         split,
         redactor,
     )
+    signed_by = None
+    if sign is not None:
+        from upskill_hub.publish.results_signing import sign_results
+
+        signed = sign_results(hub, repo_id, split, sign, revision=commit)
+        commit, signed_by = signed.commit, signed.signer
     url = hub.repo_url(repo_id, "dataset")
     card_commit = card_pr = None
     if target is not None:
@@ -284,4 +301,4 @@ def push_results(
         card_commit, card_pr = update_results(
             hub, target, redactor(markdown), create_pr=create_pr, run=run
         )
-    return PushedResults(repo_id, url, commit, split, card_commit, card_pr)
+    return PushedResults(repo_id, url, commit, split, card_commit, card_pr, signed_by)

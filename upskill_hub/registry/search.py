@@ -17,6 +17,7 @@ from upskill_hub.registry.card import SKILLS_TAG
 from upskill_hub.registry.evidence.read import (
     EvidenceReader,
     ModelEvidence,
+    ResultsSignatureCheck,
     SkillEvidence,
     listed_evidence,
     rank_by_lift,
@@ -152,17 +153,19 @@ def info(
     hub: Hub | None = None,
     limits: ScanLimits | None = None,
     trust: TrustPolicy | None = None,
+    results_signatures: ResultsSignatureCheck | None = None,
 ) -> RepoInfo:
     """Describe ``ns/name[@rev]`` without installing: nothing is written outside the HF cache.
 
     Files are downloaded (into the huggingface_hub cache) only for skills whose listing has no
-    path that could escape the skill folder. A signature is checked against ``trust``.
+    path that could escape the skill folder. A signature is checked against ``trust``; with
+    ``results_signatures`` each published figure says who measured it (``measured_by``).
     """
     hub = hub or Hub()
     limits = limits or ScanLimits()
     repo = inspect_repo(spec, hub=hub)
     skills = [_skill_info(repo, s, hub, limits, trust) for s in repo.skills]
-    reader = EvidenceReader(hub)
+    reader = EvidenceReader(hub, signatures=results_signatures)
     skills = [
         replace(
             s, evidence=reader.evidence(repo.repo_id, repo.commit, skill=s.name, subpath=s.subpath)

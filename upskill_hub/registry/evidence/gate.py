@@ -7,7 +7,9 @@ reference beyond its own 95% interval, that is, refused when ``new upper bound <
 The reference is the lift the lock recorded for that model; when the lock has none, the
 published lift of the locked commit itself; when that is unknown too, 0 (the new commit must
 not measurably hurt). Which models: ``--model M`` alone; otherwise every model the lock
-recorded, or, with nothing recorded, every model measured at the new commit.
+recorded, or, with nothing recorded, every model measured at the new commit. With
+``--require-signed-results`` the new commit's figure must also be ``measured_by`` a trusted key
+(its results split signed by that key, rows unchanged since, for that dataset and split).
 """
 
 from __future__ import annotations
@@ -63,6 +65,7 @@ def check_model(
     locked: LockedSkill,
     new: SkillEvidence,
     locked_now: SkillEvidence | None = None,
+    require_signed: bool = False,
 ) -> LiftCheck:
     """The decision for one model (see the module docstring)."""
     reference, source = _reference(model, locked, locked_now)
@@ -82,6 +85,17 @@ def check_model(
     high = measured.ci_high if measured.ci_high is not None else measured.lift
     was = _reference_text(reference, source)
     now = lift_text(measured.lift, measured.ci_low, measured.ci_high)
+    if require_signed and not measured.measured_by:
+        why = measured.signature_note or "results not signed"
+        return LiftCheck(
+            model,
+            reference,
+            source,
+            measured.lift,
+            high,
+            False,
+            f"{model}: lift at {short} ({now}) is not signed by a trusted key: {why}",
+        )
     if high < reference:
         return LiftCheck(
             model,
@@ -102,9 +116,11 @@ def require_lift(
     new: SkillEvidence,
     model: str | None = None,
     locked_now: SkillEvidence | None = None,
+    require_signed: bool = False,
 ) -> list[LiftCheck]:
     """Every check ``update --require-lift`` makes for ``locked`` moving to ``new.commit``
-    (the move is allowed when the list is non-empty and all are ok)."""
+    (the move is allowed when the list is non-empty and all are ok); ``require_signed``
+    accepts only figures measured by a trusted key."""
     names = models_to_check(locked, new, model)
     if not names:
         return [
@@ -118,7 +134,7 @@ def require_lift(
                 f"commit {new.commit[:7]} has no published lift for any model",
             )
         ]
-    return [check_model(name, locked, new, locked_now) for name in names]
+    return [check_model(name, locked, new, locked_now, require_signed) for name in names]
 
 
 @dataclass(frozen=True)
@@ -172,20 +188,23 @@ def _reference_text(reference: float, source: str) -> str:
 
 
 def refusal(
-    locked: LockedSkill, found: SkillEvidence, model: str | None, reader: EvidenceReader
+    locked: LockedSkill,
+    found: SkillEvidence,
+    model: str | None,
+    reader: EvidenceReader,
+    require_signed: bool = False,
 ) -> str | None:
     """Why ``update --require-lift`` leaves ``locked`` where it is (None: it may move to
     ``found.commit``). The locked commit's own published lift is looked up only when the lock
     recorded none for a model checked."""
-    checks = require_lift(locked, found, model)
+    checks = require_lift(locked, found, model, require_signed=require_signed)
     if any(c.reference_source == "none" for c in checks):
         locked_now = reader.evidence(
             locked.repo_id, locked.commit, skill=locked.name, subpath=locked.subpath
         )
-        checks = require_lift(locked, found, model, locked_now)
+        checks = require_lift(locked, found, model, locked_now, require_signed)
     failed = [c for c in checks if not c.ok]
     if not failed:
         return None
-    return f"--require-lift: not moved to {found.commit[:12]}: " + "; ".join(
-        c.reason for c in failed
-    )
+    flags = "--require-lift --require-signed-results" if require_signed else "--require-lift"
+    return f"{flags}: not moved to {found.commit[:12]}: " + "; ".join(c.reason for c in failed)

@@ -10,6 +10,12 @@ with ``datasets``; when a dataset cannot be read, the digest in the card stands 
 says so. The card is read at the head of the default branch: evidence published after a
 commit still speaks for it.
 
+A reader handed a :class:`ResultsSignatureCheck` (``info`` and ``update`` given trusted keys;
+the check is :mod:`upskill_hub.publish.results_signing`'s, which the registry may not import)
+also says who measured each figure read from a dataset: ``measured_by``, the trusted key that
+signed exactly the rows shown, or ``signature_note`` saying why not (unsigned, an untrusted key,
+rows rewritten after signing, a signature for another dataset or split).
+
 Used by ``info``, ``pull``, ``update --require-lift``, ``outdated``, ``search --model`` and the
 Space. Looking up evidence never fails an install: Hub failures become notes.
 """
@@ -18,11 +24,11 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass, field
-from typing import Any
+from dataclasses import asdict, dataclass, field, replace
+from typing import Any, Protocol
 
 from upskill_hub.datasets_quiet import quiet_datasets
-from upskill_hub.errors import HubError, UsageError
+from upskill_hub.errors import HubError, SignatureError, UpskillHubError, UsageError
 from upskill_hub.hub.client import Hub
 from upskill_hub.registry.card import CARD_FILE
 from upskill_hub.registry.evidence.index import (
@@ -37,6 +43,16 @@ from upskill_hub.registry.evidence.locked import LockedEvidence
 SUMMARY_CONFIG = "summary"
 #: Relations of the measured commit to the one asked about, best first.
 RELATIONS = ("exact", "same_files", "behind", "unrelated")
+
+
+class ResultsSignatureCheck(Protocol):
+    """Who signed the run ``dataset`` (split ``split``) whose summary rows are ``rows``: the
+    trusted signer, None when unsigned; a :class:`~upskill_hub.errors.SignatureError` when a
+    signature does not hold (``publish.results_signing.results_signature_check`` is one)."""
+
+    def __call__(
+        self, dataset: str, split: str, rows: Sequence[dict[str, Any]], /
+    ) -> str | None: ...
 
 
 @dataclass(frozen=True)
@@ -56,6 +72,10 @@ class ModelEvidence:
     relation: str | None = None  # see RELATIONS; None when not compared (search listings)
     behind: int | None = None  # commits between the measured one and ours
     source: str = "dataset"  # where the figures were read: "dataset" or "card"
+    #: the trusted key (or certificate) that signed exactly the rows read; None otherwise
+    measured_by: str | None = None
+    #: why the figure is not ``measured_by`` anyone, when its signature was checked
+    signature_note: str | None = None
 
     @property
     def reported_by(self) -> str:
@@ -126,9 +146,17 @@ class SkillEvidence:
 class EvidenceReader:
     """Reads cards, histories, listings and dataset splits once per lookup session."""
 
-    def __init__(self, hub: Hub, *, read_datasets: bool = True) -> None:
+    def __init__(
+        self,
+        hub: Hub,
+        *,
+        read_datasets: bool = True,
+        signatures: ResultsSignatureCheck | None = None,
+    ) -> None:
         self.hub = hub
         self.read_datasets = read_datasets
+        self.signatures = signatures
+        self._signers: dict[tuple[str, str], tuple[str | None, str | None]] = {}
         self._cards: dict[str, list[PublishedRun]] = {}
         self._history: dict[tuple[str, str], list[str]] = {}
         self._listings: dict[tuple[str, str], dict[str, dict[str, str]]] = {}
@@ -163,7 +191,30 @@ class EvidenceReader:
                 if m.model in chosen:
                     continue
                 chosen[m.model] = _evidence(run, m, relation, behind, source)
-        return SkillEvidence(repo_id, skill, commit, list(chosen.values()), notes)
+        models = [self._signed(e) for e in chosen.values()]
+        return SkillEvidence(repo_id, skill, commit, models, notes)
+
+    def _signed(self, e: ModelEvidence) -> ModelEvidence:
+        """``e`` with who signed its run, when this reader checks results signatures."""
+        if self.signatures is None:
+            return e
+        if e.source != "dataset":
+            return replace(e, signature_note="figures from the skill card; no signature checked")
+        key = (e.dataset, e.split)
+        if key not in self._signers:
+            self._signers[key] = self._signer(e.dataset, e.split)
+        signer, note = self._signers[key]
+        return replace(e, measured_by=signer, signature_note=note)
+
+    def _signer(self, dataset: str, split: str) -> tuple[str | None, str | None]:
+        assert self.signatures is not None
+        try:
+            signer = self.signatures(dataset, split, self.rows(dataset, split))
+        except SignatureError as exc:
+            return None, str(exc)
+        except UpskillHubError as exc:
+            return None, f"could not check the results signature: {exc}"
+        return signer, (None if signer else "results not signed")
 
     # -- the pieces ----------------------------------------------------------------------------
 
@@ -254,6 +305,14 @@ class EvidenceReader:
 def load_summary_split(hub: Hub, dataset: str, split: str) -> list[dict[str, Any]]:
     """``load_dataset(dataset, "summary", split=split)`` as rows; failures are one-line
     :class:`HubError` s naming the dataset and split."""
+    return load_split_rows(hub, dataset, SUMMARY_CONFIG, split)
+
+
+def load_split_rows(
+    hub: Hub, dataset: str, config: str, split: str, revision: str | None = None
+) -> list[dict[str, Any]]:
+    """``load_dataset(dataset, config, split=split, revision=revision)`` as rows, in their
+    published order; failures are one-line :class:`HubError` s naming the dataset and split."""
     from datasets import load_dataset
     from datasets.exceptions import DatasetNotFoundError
 
@@ -266,14 +325,14 @@ def load_summary_split(hub: Hub, dataset: str, split: str) -> list[dict[str, Any
         raise HubError(f"{where}: {exc}") from exc
     try:
         with quiet_datasets():
-            loaded = load_dataset(dataset, SUMMARY_CONFIG, split=split, token=hub.token)
+            loaded = load_dataset(dataset, config, split=split, revision=revision, token=hub.token)
     except DatasetNotFoundError as exc:
         raise HubError(f"{where}: not found on {hub.endpoint}") from exc
     except (ValueError, KeyError) as exc:
         first = (str(exc).splitlines() or [""])[0][:160]
         raise HubError(f"{where}: cannot be read ({first})") from exc
     except Exception as exc:
-        mapped = hub.map_error(exc, repo_id=dataset, action="load the summary")
+        mapped = hub.map_error(exc, repo_id=dataset, action=f"load the {config}")
         if mapped is None:
             raise HubError(f"{where}: cannot be read ({type(exc).__name__})") from exc
         raise HubError(f"{where}: {mapped}") from exc

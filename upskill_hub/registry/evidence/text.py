@@ -57,15 +57,29 @@ def model_line(e: ModelEvidence) -> str:
         e.mode,
         where_text(e),
     ]
+    if e.measured_by:
+        parts.append(f"measured by {e.measured_by}")
     source = f"{e.dataset}:{e.split}" + (" (skill card digest)" if e.source == "card" else "")
     return f"{e.model}  " + " · ".join(parts) + f" · {source}"
+
+
+def signature_line(e: ModelEvidence) -> str | None:
+    """Why a figure whose results signature was checked is not measured by a trusted key."""
+    if e.measured_by or not e.signature_note:
+        return None
+    return f"  {e.model}: {e.signature_note}"
 
 
 def evidence_lines(evidence: SkillEvidence | None) -> list[str]:
     """Lines for one skill: a line per model, notes, or that nothing is published."""
     if evidence is None:
         return []
-    lines = [model_line(m) for m in evidence.models]
+    lines = []
+    for m in evidence.models:
+        lines.append(model_line(m))
+        why = signature_line(m)
+        if why:
+            lines.append(why)
     if not lines:
         lines.append(NO_RESULTS)
     lines += [f"note: {n}" for n in evidence.notes]

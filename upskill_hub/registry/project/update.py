@@ -11,7 +11,7 @@ from pathlib import Path
 from upskill_hub.errors import LocalModificationsError, Param, UsageError
 from upskill_hub.hub.client import COMMIT_RE, Hub
 from upskill_hub.registry.evidence.gate import refusal
-from upskill_hub.registry.evidence.read import EvidenceReader
+from upskill_hub.registry.evidence.read import EvidenceReader, ResultsSignatureCheck
 from upskill_hub.registry.fetch import fetch_skills
 from upskill_hub.registry.project.lock import locked_project, read_lock, refuse_outside_project
 from upskill_hub.registry.project.pull import InstalledSkill, InstallReport, _install, _signatures
@@ -35,6 +35,8 @@ def update(
     model: str | None = None,
     trust: TrustPolicy | None = None,
     global_: bool = False,
+    require_signed_results: bool = False,
+    results_signatures: ResultsSignatureCheck | None = None,
 ) -> InstallReport:
     """Move the named skills (all when none) to the current commit of their ref.
 
@@ -43,9 +45,25 @@ def update(
     commit's published lift (on ``model``, else every model the lock recorded) passes
     :mod:`~upskill_hub.registry.evidence.gate`; the others are skipped with the reason. Locked
     folders outside the project (user folders) are refused (LockError) unless ``global_``.
+    With ``require_signed_results`` only figures ``measured_by`` a trusted key count: the
+    reader checks them with ``results_signatures`` (the front end builds it from the trusted
+    keys, :func:`upskill_hub.publish.results_signing.results_signature_check`).
     """
     if model and not require_lift:
         raise UsageError(Param("model"), " applies only with ", Param("require_lift"))
+    if require_signed_results and not require_lift:
+        raise UsageError(
+            Param("require_signed_results"), " applies only with ", Param("require_lift")
+        )
+    if require_signed_results and results_signatures is None:
+        raise UsageError(
+            Param("require_signed_results"),
+            " needs a trusted key: ",
+            Param("trusted_key", "PUB"),
+            ", ",
+            Param("trusted_keys", "FILE"),
+            " or UPSKILL_HUB_TRUSTED_KEYS",
+        )
     root = project_root_for(project_root)
     with locked_project(root):
         return _update(
@@ -58,6 +76,8 @@ def update(
             model=model,
             trust=trust,
             global_=global_,
+            require_signed_results=require_signed_results,
+            results_signatures=results_signatures,
         )
 
 
@@ -72,13 +92,15 @@ def _update(
     model: str | None = None,
     trust: TrustPolicy | None = None,
     global_: bool = False,
+    require_signed_results: bool = False,
+    results_signatures: ResultsSignatureCheck | None = None,
 ) -> InstallReport:
     """:func:`update` with the project lock held."""
     lock = read_lock(root)
     chosen = locked_skills(lock, names)
     refuse_outside_project(chosen, root, global_=global_, action="update")
     report: list[InstalledSkill] = []
-    reader = EvidenceReader(hub)
+    reader = EvidenceReader(hub, signatures=results_signatures)
     for locked in chosen:
         state = skill_state(root, locked)
         if state.modified and not force:
@@ -112,7 +134,11 @@ def _update(
             found = reader.evidence(
                 locked.repo_id, current, skill=locked.name, subpath=locked.subpath
             )
-            reason = refusal(locked, found, model, reader) if require_lift else None
+            reason = (
+                refusal(locked, found, model, reader, require_signed_results)
+                if require_lift
+                else None
+            )
             if reason is not None:
                 skipped = InstalledSkill.unchanged(locked)
                 report.append(replace(skipped, status="skipped", detail=reason, evidence=found))
