@@ -84,7 +84,7 @@ def _rewrite_samples(dataset: str, split: str) -> None:
 
 
 def test_signed_run_is_measured_by_the_trusted_key_and_not_by_another(
-    skill_repo: SkillRepo, owner: TrustedKey, stranger: TrustedKey
+    skill_repo: SkillRepo, owner: TrustedKey, stranger: TrustedKey, project: Path
 ) -> None:
     v1 = skill_repo.push()
     run = skill_repo.run_folder(v1, THREE_FAIL)
@@ -121,6 +121,11 @@ def test_signed_run_is_measured_by_the_trusted_key_and_not_by_another(
 
     unchecked = _models(run_cli("info", spec, "--format", "json"))  # no trusted key: not checked
     assert unchecked[CLAUDE]["measured_by"] is None and unchecked[CLAUDE]["signature_note"] is None
+
+    pulled = run_cli("pull", spec, "--trusted-key", owner.source, "--format", "json", cwd=project)
+    assert pulled.returncode == 0, pulled.stderr
+    [skill] = json.loads(pulled.stdout)["skills"]
+    assert {m["measured_by"] for m in skill["evidence"]["models"]} == {owner.fingerprint}
 
 
 def test_samples_rewritten_after_signing_no_longer_match(
@@ -161,20 +166,22 @@ def test_a_signature_copied_to_another_dataset_or_split_is_refused(
                 path_or_fileobj=local, path_in_repo=target, repo_id=dataset, repo_type="dataset"
             )
 
-    # the same rows published to another dataset, with the signature beside them
-    other = skill_repo.dataset + "-copy"
-    copied_split = push_results(skill_repo.run_folder(v1, THREE_FAIL), other).split
-    copy_signature(other, copied_split)
-    with pytest.raises(SignatureError) as elsewhere:
-        verify_results_signature(hub, other, copied_split, policy)
-    assert elsewhere.value.kind in ("identity", "mismatch")
+    def copy_rows(dataset: str, to_split: str) -> None:
+        for config in ("summary", "samples"):
+            rows = load_split_rows(hub, skill_repo.dataset, config, split)
+            push_config_rows(hub, dataset, config, config_schema(config), rows, to_split, None)
 
-    # the very rows of the signed split, under another split name of the same dataset
-    for config in ("summary", "samples"):
-        rows = load_split_rows(hub, skill_repo.dataset, config, split)
-        push_config_rows(
-            hub, skill_repo.dataset, config, config_schema(config), rows, "run_copy", None
-        )
+    # the very rows of the signed split, in another dataset, the signature beside them
+    other = skill_repo.dataset + "-copy"
+    copy_rows(other, split)
+    copy_signature(other, split)
+    with pytest.raises(SignatureError) as elsewhere:
+        verify_results_signature(hub, other, split, policy)
+    assert elsewhere.value.kind == "identity"
+    assert f"signed for {skill_repo.dataset} (split {split})" in str(elsewhere.value)
+
+    # the same, under another split name of the signed dataset
+    copy_rows(skill_repo.dataset, "run_copy")
     copy_signature(skill_repo.dataset, "run_copy")
     with pytest.raises(SignatureError) as renamed:
         verify_results_signature(hub, skill_repo.dataset, "run_copy", policy)

@@ -184,6 +184,7 @@ def pull(
     from upskill_hub.registry.project.pull import pull as run
 
     _quiet(output_format)
+    policy = trust_policy(require_signature, trusted_key, trusted_keys, trusted_ca, allow_downgrade)
     with _show_refusals():
         report = run(
             spec,
@@ -194,9 +195,8 @@ def pull(
             force=force,
             allow_unsafe=allow_unsafe,
             project_root=project,
-            trust=trust_policy(
-                require_signature, trusted_key, trusted_keys, trusted_ca, allow_downgrade
-            ),
+            trust=policy,
+            results_signatures=results_signatures(policy),
         )
     _print_report(report, output_format)
 

@@ -23,7 +23,11 @@ from typing import Any
 from upskill_hub.errors import LocalModificationsError, LockError, Param, UsageError
 from upskill_hub.hub.client import Hub, parse_spec
 from upskill_hub.registry.evidence.locked import LockedEvidence
-from upskill_hub.registry.evidence.read import EvidenceReader, SkillEvidence
+from upskill_hub.registry.evidence.read import (
+    EvidenceReader,
+    ResultsSignatureCheck,
+    SkillEvidence,
+)
 from upskill_hub.registry.fetch import FetchedSkill, fetch_skills
 from upskill_hub.registry.project.lock import (
     LOCK_FILENAME,
@@ -118,11 +122,13 @@ def pull(
     project_root: Path | None = None,
     hub: Hub | None = None,
     trust: TrustPolicy | None = None,
+    results_signatures: ResultsSignatureCheck | None = None,
 ) -> InstallReport:
     """Fetch ``ns/name[@rev]`` (the named skills, or all), install them and lock the commit.
 
     ``trust`` checks signatures on the staged download before anything is installed
-    (:mod:`~upskill_hub.registry.trust.signing`); the signer is recorded in the lock.
+    (:mod:`~upskill_hub.registry.trust.signing`); the signer is recorded in the lock. With
+    ``results_signatures`` the published lift shown says who measured it (``measured_by``).
     """
     root = project_root_for(project_root)
     with locked_project(root):
@@ -137,6 +143,7 @@ def pull(
             allow_unsafe=allow_unsafe,
             hub=hub or Hub(),
             trust=trust,
+            results_signatures=results_signatures,
         )
 
 
@@ -152,6 +159,7 @@ def _pull(
     allow_unsafe: bool = False,
     hub: Hub,
     trust: TrustPolicy | None = None,
+    results_signatures: ResultsSignatureCheck | None = None,
 ) -> InstallReport:
     """:func:`pull` with the project lock already held."""
     if custom_dir is not None and not is_agent_folder(custom_dir, root):
@@ -180,7 +188,7 @@ def _pull(
             refuse_outside_project([previous], root, global_=global_, action="install")
     fetched, signed = _signatures(fetched, trust, lock)
     explicit = bool(agents) or custom_dir is not None or global_
-    reader = EvidenceReader(hub)
+    reader = EvidenceReader(hub, signatures=results_signatures)
     found = [reader.evidence(f.repo_id, f.commit, skill=f.name, subpath=f.subpath) for f in fetched]
     done = [
         _install(
