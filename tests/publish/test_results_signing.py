@@ -19,7 +19,7 @@ from huggingface_hub import HfApi
 
 from tests.cli_runner import run_cli
 from tests.registry.published_skill import CLAUDE, GPT, THREE_FAIL, SkillRepo
-from upskill_hub.errors import SignatureError
+from upskill_hub.errors import RepoNotFoundError, SignatureError, UsageError
 from upskill_hub.hub.client import Hub
 from upskill_hub.publish.dataset_push import push_config_rows, split_name
 from upskill_hub.publish.results_dataset import config_schema, push_results
@@ -174,6 +174,7 @@ def test_a_signature_copied_to_another_dataset_or_split_is_refused(
     # the very rows of the signed split, in another dataset, the signature beside them
     other = skill_repo.dataset + "-copy"
     copy_rows(other, split)
+    assert verify_results_signature(hub, other, split, policy) is None  # unsigned so far
     copy_signature(other, split)
     with pytest.raises(SignatureError) as elsewhere:
         verify_results_signature(hub, other, split, policy)
@@ -189,6 +190,15 @@ def test_a_signature_copied_to_another_dataset_or_split_is_refused(
     assert f"signed for {skill_repo.dataset} (split {split})" in str(renamed.value)
     # the original still verifies
     assert verify_results_signature(hub, skill_repo.dataset, split, policy) == owner.fingerprint
+
+
+def test_an_unreadable_signing_key_stops_the_push_before_any_upload(
+    run_folder: Path, tmp_path: Path, unique_repo_id: str
+) -> None:
+    with pytest.raises(UsageError, match=r"missing\.key: cannot read the signing key"):
+        push_results(run_folder, unique_repo_id, sign=tmp_path / "missing.key")
+    with pytest.raises(RepoNotFoundError):  # nothing was created
+        Hub().head(unique_repo_id, "dataset")
 
 
 def _project_at_v1(skill_repo: SkillRepo, project: Path) -> None:
