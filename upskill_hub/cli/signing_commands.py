@@ -27,13 +27,15 @@ TRUSTED_KEY_OPTION = typer.Option(
     [],
     "--trusted-key",
     metavar="PUB",
-    help=f"A PEM public key trusted to sign skills (repeatable; also ${TRUSTED_KEYS_ENV}).",
+    help="A PEM public key trusted to sign skills and published results (repeatable; also "
+    f"${TRUSTED_KEYS_ENV}).",
 )
 TRUSTED_KEYS_OPTION = typer.Option(
     None,
     "--trusted-keys",
     metavar="FILE",
-    help="A file of PEM public keys trusted to sign skills (one or more keys).",
+    help="A file of PEM public keys trusted to sign skills and published results (one or "
+    "more keys).",
 )
 TRUSTED_CA_OPTION = typer.Option(
     [],
