@@ -9,7 +9,9 @@ section. Exports load lazily.
 - :mod:`.summary_text`: summary rows per model and how their numbers are written;
 - :mod:`.results_view`: published or local results read back (``load_results``,
   ``compare_results``);
-- :mod:`.dataset_push`: what publishing any run folder to a results dataset needs.
+- :mod:`.dataset_push`: what publishing any run folder to a results dataset needs;
+- :mod:`.reproduce`: a published run re-run on a model and published as its replication
+  (``results reproduce``), with whether the two agree.
 """
 
 from __future__ import annotations

@@ -10,6 +10,11 @@ with ``datasets``; when a dataset cannot be read, the digest in the card stands 
 says so. The card is read at the head of the default branch: evidence published after a
 commit still speaks for it.
 
+Each model's figure carries the replications the card lists of its run
+(``upskill_hub.replications``, written by ``results reproduce``): the replication's lift and
+interval read from its dataset, and whether it agrees
+(:func:`~upskill_hub.registry.evidence.index.replication_agrees`).
+
 Used by ``info``, ``pull``, ``update --require-lift``, ``outdated``, ``search --model`` and the
 Space. Looking up evidence never fails an install: Hub failures become notes.
 """
@@ -18,7 +23,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
 from upskill_hub.datasets_quiet import quiet_datasets
@@ -28,8 +33,11 @@ from upskill_hub.registry.card import CARD_FILE
 from upskill_hub.registry.evidence.index import (
     MeasuredModel,
     PublishedRun,
+    ReplicationEntry,
     models_of,
     published_runs,
+    replication_agrees,
+    replications,
     runs_from_card_data,
 )
 from upskill_hub.registry.evidence.locked import LockedEvidence
@@ -37,6 +45,25 @@ from upskill_hub.registry.evidence.locked import LockedEvidence
 SUMMARY_CONFIG = "summary"
 #: Relations of the measured commit to the one asked about, best first.
 RELATIONS = ("exact", "same_files", "behind", "unrelated")
+
+
+@dataclass(frozen=True)
+class Replication:
+    """A run that re-measured a figure (``results reproduce``): its lift and interval, whether
+    it agrees with the figure, and who signed it (None: unsigned or no trusted key)."""
+
+    dataset: str
+    split: str
+    lift: float | None
+    lift_ci95: list[float] | None
+    agrees: bool
+    measured_by: str | None = None
+    model: str | None = None
+    case_agreement: float | None = None
+
+    def independent_of(self, measured_by: str | None) -> bool:
+        """Signed by a trusted key other than the one that signed the original figure."""
+        return self.measured_by is not None and self.measured_by != measured_by
 
 
 @dataclass(frozen=True)
@@ -56,6 +83,7 @@ class ModelEvidence:
     relation: str | None = None  # see RELATIONS; None when not compared (search listings)
     behind: int | None = None  # commits between the measured one and ours
     source: str = "dataset"  # where the figures were read: "dataset" or "card"
+    replications: list[Replication] = field(default_factory=list)
 
     @property
     def reported_by(self) -> str:
@@ -77,6 +105,9 @@ class ModelEvidence:
         del data["ci_low"], data["ci_high"]
         data["at_this_commit"] = self.at_this_commit
         data["reported_by"] = self.reported_by
+        signer = getattr(self, "measured_by", None)  # filled when results are signed
+        for rep, out in zip(self.replications, data["replications"], strict=True):
+            out["independent"] = rep.independent_of(signer)
         return data
 
     def locked(self) -> LockedEvidence:
@@ -130,6 +161,7 @@ class EvidenceReader:
         self.hub = hub
         self.read_datasets = read_datasets
         self._cards: dict[str, list[PublishedRun]] = {}
+        self._replications: dict[str, list[ReplicationEntry]] = {}
         self._history: dict[tuple[str, str], list[str]] = {}
         self._listings: dict[tuple[str, str], dict[str, dict[str, str]]] = {}
         self._rows: dict[tuple[str, str], list[dict[str, Any]]] = {}
@@ -163,7 +195,8 @@ class EvidenceReader:
                 if m.model in chosen:
                     continue
                 chosen[m.model] = _evidence(run, m, relation, behind, source)
-        return SkillEvidence(repo_id, skill, commit, list(chosen.values()), notes)
+        models = [self._with_replications(repo_id, e, notes) for e in chosen.values()]
+        return SkillEvidence(repo_id, skill, commit, models, notes)
 
     # -- the pieces ----------------------------------------------------------------------------
 
@@ -175,7 +208,44 @@ class EvidenceReader:
                 path = self.hub.download_file(repo_id, CARD_FILE, head)
                 text = path.read_text("utf-8", errors="replace")
             self._cards[repo_id] = published_runs(text)
+            self._replications[repo_id] = replications(text)
         return self._cards[repo_id]
+
+    def _with_replications(
+        self, repo_id: str, evidence: ModelEvidence, notes: list[str]
+    ) -> ModelEvidence:
+        """``evidence`` with the replications the card lists of its run and model."""
+        found: list[Replication] = []
+        for entry in self._replications.get(repo_id, []):
+            if entry.of != (evidence.dataset, evidence.split):
+                continue
+            if (entry.of_model or entry.model) != evidence.model:
+                continue
+            lift, ci = None, None
+            if self.read_datasets:
+                try:
+                    rows = self.rows(entry.dataset, entry.split)
+                except (HubError, UsageError) as exc:
+                    notes.append(f"replication: {exc}")
+                    rows = []
+                named = [m for m in models_of(rows) if m.model == entry.model] or models_of(rows)
+                if named:
+                    lift = named[0].lift
+                    if named[0].ci_low is not None and named[0].ci_high is not None:
+                        ci = [named[0].ci_low, named[0].ci_high]
+            original = [evidence.ci_low, evidence.ci_high]
+            found.append(
+                Replication(
+                    dataset=entry.dataset,
+                    split=entry.split,
+                    lift=lift,
+                    lift_ci95=ci,
+                    agrees=replication_agrees(original, ci, entry.case_agreement),
+                    model=entry.model,
+                    case_agreement=entry.case_agreement,
+                )
+            )
+        return replace(evidence, replications=found) if found else evidence
 
     def _files(self, repo_id: str, commit: str) -> list[Any]:
         return self.hub.list_files(repo_id, commit)
@@ -251,9 +321,11 @@ class EvidenceReader:
         return self._rows[key]
 
 
-def load_summary_split(hub: Hub, dataset: str, split: str) -> list[dict[str, Any]]:
-    """``load_dataset(dataset, "summary", split=split)`` as rows; failures are one-line
-    :class:`HubError` s naming the dataset and split."""
+def load_summary_split(
+    hub: Hub, dataset: str, split: str, config: str = SUMMARY_CONFIG
+) -> list[dict[str, Any]]:
+    """``load_dataset(dataset, config, split=split)`` (the ``summary`` config by default) as
+    rows; failures are one-line :class:`HubError` s naming the dataset and split."""
     from datasets import load_dataset
     from datasets.exceptions import DatasetNotFoundError
 
@@ -266,14 +338,14 @@ def load_summary_split(hub: Hub, dataset: str, split: str) -> list[dict[str, Any
         raise HubError(f"{where}: {exc}") from exc
     try:
         with quiet_datasets():
-            loaded = load_dataset(dataset, SUMMARY_CONFIG, split=split, token=hub.token)
+            loaded = load_dataset(dataset, config, split=split, token=hub.token)
     except DatasetNotFoundError as exc:
         raise HubError(f"{where}: not found on {hub.endpoint}") from exc
     except (ValueError, KeyError) as exc:
         first = (str(exc).splitlines() or [""])[0][:160]
         raise HubError(f"{where}: cannot be read ({first})") from exc
     except Exception as exc:
-        mapped = hub.map_error(exc, repo_id=dataset, action="load the summary")
+        mapped = hub.map_error(exc, repo_id=dataset, action=f"load the {config}")
         if mapped is None:
             raise HubError(f"{where}: cannot be read ({type(exc).__name__})") from exc
         raise HubError(f"{where}: {mapped}") from exc
