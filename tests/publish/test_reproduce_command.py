@@ -57,7 +57,7 @@ def published(tmp_path: Path, unique_repo_id: str) -> Iterator[tuple[str, str, s
         done = run_eval(
             unique_repo_id,
             srv.base_url,
-            *("--model", "fake-model", "--runs", "1", "--output", str(tmp_path / "runs")),
+            *("--model", "fake-model", "--runs", "3", "--output", str(tmp_path / "runs")),
             *("--push-results", dataset, "--update-skill-card", "--format", "json"),
         )
         assert done.returncode == 0, done.stderr
@@ -94,7 +94,8 @@ def test_replication_agrees_is_linked_and_shown(
     )
     assert as_json.returncode == 0, as_json.stderr
     data = json.loads(as_json.stdout)
-    assert data["agrees"] is True and data["cases"] == 2 and data["runs"] == 1
+    # without --runs, the original's runs per case
+    assert data["agrees"] is True and data["cases"] == 2 and data["runs"] == 3
     assert data["replicates"] == {"dataset": dataset, "split": split}
     new_split = data["split"]
     assert new_split != split
@@ -109,7 +110,7 @@ def test_replication_agrees_is_linked_and_shown(
     from datasets import load_dataset
 
     rows = load_dataset(replica, "samples", split=new_split).to_list()
-    assert len(rows) == 4  # 2 cases × 1 run × 2 arms
+    assert len(rows) == 12  # 2 cases × 3 runs × 2 arms
     measured = load_dataset(dataset, "samples", split=split).to_list()
     assert len({r["skill_commit"] for r in measured}) == 1
     assert {r["skill_commit"] for r in rows} == {r["skill_commit"] for r in measured}

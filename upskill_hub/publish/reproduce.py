@@ -13,9 +13,15 @@ replication of the original (dataset card metadata ``replicates``; the skill car
 Agreement (:func:`agreement`), both conditions:
 
 - the two lift intervals (the 95% intervals published with each run) overlap;
-- the per-case outcomes agree at :data:`AGREEMENT_RATE` or more: over the cases both runs
-  graded in both arms, the share whose majority outcome (pass when more than half the graded
-  runs passed) is the same in each arm.
+- the per-case outcomes agree: over the cases both runs graded in both arms, the share whose
+  majority outcome (pass when more than half the graded runs passed) is the same in each arm
+  reaches :data:`AGREEMENT_RATE` (80%), or, when the original's cases are flaky, what two
+  honest runs would reach (:func:`agreement_needed`: the expected share of matches, from the
+  original's per-case pass rates and the replication's runs, less 1.645 standard deviations),
+  never below :data:`AGREEMENT_FLOOR` (50%).
+
+``benchmarks/replication_agreement.py`` measures how often a replication by the same model is
+judged "agrees" and one by a model the skill does not help "disagrees".
 
 The original's figure compared is the one for the same model when it measured it, else its
 only model's (a replication on another model asks whether the lift carries over).
@@ -23,6 +29,7 @@ only model's (a replication on another model asks whether the lift carries over)
 
 from __future__ import annotations
 
+import math
 import random
 import re
 import shlex
@@ -49,7 +56,10 @@ __all__ = [
     "Agreement",
     "Reproduction",
     "agreement",
+    "agreement_needed",
     "case_agreement",
+    "case_tallies",
+    "common_cases",
     "majority_outcomes",
     "parse_run_ref",
     "pick_cases",
@@ -81,11 +91,11 @@ def pick_cases(cases: Sequence[TestCase], n_cases: int | None, seed: int) -> lis
     return [c for n, c in enumerate(cases) if n in chosen]
 
 
-def majority_outcomes(
+def case_tallies(
     samples: Iterable[Mapping[str, Any]], model: str
-) -> dict[str, dict[str, bool]]:
-    """Per case, per arm: whether more than half of ``model``'s graded samples passed (samples
-    as dicts with ``model``, ``case_id``, ``arm``, ``outcome``; errors are not graded)."""
+) -> dict[str, dict[str, tuple[int, int]]]:
+    """Per case, per arm: (passed, graded) of ``model``'s samples (dicts with ``model``,
+    ``case_id``, ``arm``, ``outcome``; errors are not graded)."""
     tally: dict[tuple[str, str], list[int]] = {}
     for s in samples:
         if s.get("model") != model or s.get("outcome") not in ("pass", "fail"):
@@ -93,18 +103,73 @@ def majority_outcomes(
         counts = tally.setdefault((str(s["case_id"]), str(s["arm"])), [0, 0])
         counts[0] += s["outcome"] == "pass"
         counts[1] += 1
-    out: dict[str, dict[str, bool]] = {}
+    out: dict[str, dict[str, tuple[int, int]]] = {}
     for (case, arm), (passed, graded) in tally.items():
-        out.setdefault(case, {})[arm] = 2 * passed > graded
+        out.setdefault(case, {})[arm] = (passed, graded)
     return out
+
+
+def majority_outcomes(
+    samples: Iterable[Mapping[str, Any]], model: str
+) -> dict[str, dict[str, bool]]:
+    """Per case, per arm: whether more than half of ``model``'s graded samples passed."""
+    return _majorities(case_tallies(samples, model))
+
+
+#: The least share of matching cases a replication needs, however flaky the original.
+AGREEMENT_FLOOR = 0.5
+#: The prior of a case's pass rate given its original runs: Jeffreys', Beta(1/2, 1/2).
+PRIOR = 0.5
+
+
+def _majority_pass(passed: int, graded: int, runs: int) -> float:
+    """P(more than half of ``runs`` new runs pass), the case's pass rate drawn from its
+    posterior after ``passed`` of ``graded`` (beta-binomial with prior :data:`PRIOR`)."""
+    a, b = passed + PRIOR, graded - passed + PRIOR
+    log_beta_ab = math.lgamma(a) + math.lgamma(b) - math.lgamma(a + b)
+    total = 0.0
+    for k in range(runs // 2 + 1, runs + 1):
+        log_beta = math.lgamma(k + a) + math.lgamma(runs - k + b) - math.lgamma(runs + a + b)
+        total += math.comb(runs, k) * math.exp(log_beta - log_beta_ab)
+    return total
+
+
+def agreement_needed(
+    original: Mapping[str, Mapping[str, tuple[int, int]]], cases: Sequence[str], runs: int
+) -> float | None:
+    """The share of ``cases`` a same-model replication of ``runs`` runs per case reaches with
+    95% probability (one-sided, normal approximation), between :data:`AGREEMENT_FLOOR` and
+    :data:`AGREEMENT_RATE`: per
+    case, the chance its majority matches the original's in both arms, with the original's pass
+    rates taken as the truth. None without a case."""
+    expected = variance = 0.0
+    for case in cases:
+        chance = 1.0
+        for arm in ARMS:
+            passed, graded = original[case][arm]
+            p = _majority_pass(passed, graded, max(runs, 1))
+            chance *= p if 2 * passed > graded else 1 - p
+        expected += chance
+        variance += chance * (1 - chance)
+    if not cases:
+        return None
+    bar = (expected - 1.645 * math.sqrt(variance)) / len(cases)
+    return max(AGREEMENT_FLOOR, min(AGREEMENT_RATE, bar))
+
+
+def common_cases(
+    a: Mapping[str, Mapping[str, Any]], b: Mapping[str, Mapping[str, Any]]
+) -> list[str]:
+    """The cases both runs graded in both arms, in ``a``'s order."""
+    return [c for c in a if c in b and all(arm in a[c] and arm in b[c] for arm in ARMS)]
 
 
 def case_agreement(
     a: Mapping[str, Mapping[str, bool]], b: Mapping[str, Mapping[str, bool]]
 ) -> tuple[float | None, int]:
     """(share of common cases whose majority outcome is the same in every arm, common cases);
-    a case is common when both runs graded it in both arms. None without a common case."""
-    common = [c for c in a if c in b and all(arm in a[c] and arm in b[c] for arm in ARMS)]
+    None without a common case."""
+    common = common_cases(a, b)
     if not common:
         return None, 0
     same = sum(all(a[c][arm] == b[c][arm] for arm in ARMS) for c in common)
@@ -122,10 +187,13 @@ class Agreement:
     intervals_overlap: bool
     case_agreement: float | None
     common_cases: int
+    case_agreement_needed: float | None = None
 
     @property
     def agrees(self) -> bool:
-        return replication_agrees(self.original_ci, self.ci, self.case_agreement)
+        return replication_agrees(
+            self.original_ci, self.ci, self.case_agreement, self.case_agreement_needed
+        )
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -137,7 +205,7 @@ class Agreement:
             "intervals_overlap": self.intervals_overlap,
             "case_agreement": self.case_agreement,
             "common_cases": self.common_cases,
-            "agreement_rate": AGREEMENT_RATE,
+            "case_agreement_needed": self.case_agreement_needed,
         }
 
 
@@ -158,15 +226,24 @@ def agreement(
     rows: Sequence[Mapping[str, Any]],
     samples: Iterable[Mapping[str, Any]],
     model: str,
+    runs: int = 1,
 ) -> Agreement:
-    """The replication (``rows``, ``samples`` of ``model``) against the original's figure for
-    ``original_model``: summary rows give the lifts and intervals, samples the outcomes."""
+    """The replication (``rows``, ``samples`` of ``model``, ``runs`` per case) against the
+    original's figure for ``original_model``: summary rows give the lifts and intervals,
+    samples the outcomes."""
     o_lift, o_ci = _lift_of(original_rows, original_model)
     lift, ci = _lift_of(rows, model)
-    rate, common = case_agreement(
-        majority_outcomes(original_samples, original_model), majority_outcomes(samples, model)
-    )
-    return Agreement(o_lift, o_ci, lift, ci, intervals_overlap(o_ci, ci), rate, common)
+    before = case_tallies(original_samples, original_model)
+    after = case_tallies(samples, model)
+    rate, common = case_agreement(_majorities(before), _majorities(after))
+    needed = agreement_needed(before, common_cases(before, after), runs)
+    return Agreement(o_lift, o_ci, lift, ci, intervals_overlap(o_ci, ci), rate, common, needed)
+
+
+def _majorities(
+    tallies: Mapping[str, Mapping[str, tuple[int, int]]],
+) -> dict[str, dict[str, bool]]:
+    return {c: {arm: 2 * p > g for arm, (p, g) in arms.items()} for c, arms in tallies.items()}
 
 
 @dataclass(frozen=True)
@@ -192,11 +269,12 @@ class Reproduction:
         a = self.agreement
         word = "agrees" if a.agrees else "disagrees"
         rate = "?" if a.case_agreement is None else f"{a.case_agreement:.0%}"
+        needed = AGREEMENT_RATE if a.case_agreement_needed is None else a.case_agreement_needed
         return (
             f"{word}: replication {lift(a.lift, a.ci)} on {self.model}, original "
             f"{lift(a.original_lift, a.original_ci)} on {self.original_model}; "
             f"intervals {'overlap' if a.intervals_overlap else 'do not overlap'}; case outcomes "
-            f"agree on {rate} of {a.common_cases} cases (needs {AGREEMENT_RATE:.0%})"
+            f"agree on {rate} of {a.common_cases} cases (needs {needed:.0%})"
         )
 
     def to_dict(self) -> dict[str, Any]:
@@ -387,6 +465,7 @@ def reproduce(
         summary_rows(record),
         [s.to_dict() for s in record.samples],
         measured,
+        runs,
     )
     pushed = push_results(
         result.run_dir,
@@ -398,6 +477,7 @@ def reproduce(
         token=hub.token if isinstance(hub.token, str) else None,
         replicates=(dataset, split),
         case_agreement=agreed.case_agreement,
+        case_agreement_needed=agreed.case_agreement_needed,
         original_model=original_model,
     )
     return Reproduction(

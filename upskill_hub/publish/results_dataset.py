@@ -213,6 +213,7 @@ def push_results(
     token: str | None = None,
     replicates: tuple[str, str] | None = None,
     case_agreement: float | None = None,
+    case_agreement_needed: float | None = None,
     original_model: str | None = None,
 ) -> PushedResults:
     """Publish ``run_dir`` to the dataset ``repo_id`` as a new split; see the module docstring.
@@ -226,8 +227,8 @@ def push_results(
     ``replicates`` (dataset, split) publishes the run as a replication of that run: the
     dataset card's metadata says so (``upskill_hub.runs.<split>.replicates``) and, with
     ``update_skill_card``, the skill card's ``upskill_hub.replications`` lists it (with
-    ``case_agreement`` and the ``original_model`` compared) instead of the run becoming its
-    results.
+    ``case_agreement``, ``case_agreement_needed`` and the ``original_model`` compared)
+    instead of the run becoming its results.
     """
     from upskill_hub.evaluation.triggers.measure import is_trigger_run
     from upskill_hub.hub.client import Hub
@@ -295,6 +296,7 @@ def push_results(
             model=str(summary[0]["model"]),
             case_agreement=case_agreement,
             of_model=original_model,
+            case_agreement_needed=case_agreement_needed,
         )
         card_commit, card_pr = add_replication(hub, target, entry, create_pr=create_pr)
     elif target is not None:

@@ -32,7 +32,8 @@ from upskill_hub.registry.card import (
 )
 
 #: A replication agrees when its lift interval overlaps the original's and, over the cases
-#: both graded, at least this share have the same majority outcome in each arm.
+#: both graded, enough have the same majority outcome in each arm: this share, or less when
+#: the original's own flaky cases make that many matches unlikely (``results reproduce``).
 AGREEMENT_RATE = 0.8
 #: Entries kept in a card (the newest); older runs stay in their datasets.
 MAX_ENTRIES = 50
@@ -141,6 +142,7 @@ class ReplicationEntry:
     model: str | None = None
     case_agreement: float | None = None  # share of common cases with the same outcomes
     of_model: str | None = None  # the original's model it was compared with
+    case_agreement_needed: float | None = None  # the share it had to reach
 
     @property
     def key(self) -> tuple[str, str]:
@@ -157,6 +159,7 @@ class ReplicationEntry:
             "of": {"dataset": self.of_dataset, "split": self.of_split, "model": self.of_model},
             "model": self.model,
             "case_agreement": self.case_agreement,
+            "case_agreement_needed": self.case_agreement_needed,
         }
 
     @classmethod
@@ -179,6 +182,7 @@ class ReplicationEntry:
             model=model if isinstance(model, str) and model else None,
             case_agreement=_number(data.get("case_agreement")),
             of_model=of_model if isinstance(of_model, str) and of_model else None,
+            case_agreement_needed=_number(data.get("case_agreement_needed")),
         )
 
 
@@ -193,9 +197,12 @@ def replication_agrees(
     original_ci: Sequence[float | None] | None,
     ci: Sequence[float | None] | None,
     case_agreement: float | None,
+    needed: float | None = None,
 ) -> bool:
-    """Both lift intervals overlap and the case outcomes agree at :data:`AGREEMENT_RATE`."""
-    rate_ok = case_agreement is not None and case_agreement >= AGREEMENT_RATE
+    """Both lift intervals overlap and the case outcomes agree at ``needed`` or more (at most,
+    and by default, :data:`AGREEMENT_RATE`)."""
+    bar = AGREEMENT_RATE if needed is None else min(needed, AGREEMENT_RATE)
+    rate_ok = case_agreement is not None and case_agreement >= bar - 1e-9
     return intervals_overlap(original_ci, ci) and rate_ok
 
 

@@ -240,7 +240,9 @@ class EvidenceReader:
                     split=entry.split,
                     lift=lift,
                     lift_ci95=ci,
-                    agrees=replication_agrees(original, ci, entry.case_agreement),
+                    agrees=replication_agrees(
+                        original, ci, entry.case_agreement, entry.case_agreement_needed
+                    ),
                     model=entry.model,
                     case_agreement=entry.case_agreement,
                 )
