@@ -48,8 +48,8 @@ def _meta(text: str) -> dict[str, Any]:
 
 @pytest.fixture
 def published(tmp_path: Path, unique_repo_id: str) -> Iterator[tuple[str, str, str, Any]]:
-    """A skill on the Hub, one run of it on ``fake-model`` published with the skill card
-    updated: (skill repo, dataset, split, the honest server)."""
+    """A skill on the Hub (its folder at ``tmp_path / NAME``), one run of it on ``fake-model``
+    published with the skill card updated: (skill repo, dataset, split, the honest server)."""
     folder = canary_skill(tmp_path, quuxium_cases(4), name=NAME)
     push_skills(folder, repo_id=unique_repo_id)
     dataset = unique_repo_id + "-results"
@@ -137,6 +137,13 @@ def test_replication_agrees_is_linked_and_shown(
     text = _cli("info", skill_repo)
     assert "replicated: agrees · +100 pts" in text.stdout, text.stdout
     assert f"{replica}:{new_split}" in text.stdout
+
+    # a new push of the skill keeps the list
+    skill_md = tmp_path / NAME / "SKILL.md"
+    skill_md.write_text(skill_md.read_text("utf-8") + "\nMore.\n", encoding="utf-8")
+    push_skills(tmp_path / NAME, repo_id=skill_repo)
+    pushed_again = Path(hf_hub_download(skill_repo, "README.md")).read_text("utf-8")
+    assert _meta(pushed_again)["upskill_hub"]["replications"] == listed
 
 
 @pytest.mark.slow
