@@ -1,4 +1,5 @@
-"""``results push | show | compare``: publish a run folder as a Hub dataset and read it back.
+"""``results push | show | compare | reproduce``: publish a run folder as a Hub dataset, read
+it back, replicate a published run.
 
 Thin adapter over :mod:`upskill_hub.publish`; datasets and huggingface_hub are imported only
 when a command runs. Errors propagate to ``cli.main``, which prints one line.
@@ -11,9 +12,19 @@ from typing import TYPE_CHECKING, Any
 
 import typer
 
+from upskill_hub.cli.eval_options import (
+    BaseUrlOpt,
+    ConcurrencyOpt,
+    JudgeModelOpt,
+    OutputOpt,
+    RetriesOpt,
+    RunsOpt,
+    TimeoutOpt,
+)
 from upskill_hub.cli.output import OutputFormat, console, err_console, print_json
 
 if TYPE_CHECKING:
+    from upskill_hub.publish.reproduce import Reproduction
     from upskill_hub.publish.results_view import ModelComparison, RunResults
 
 FORMAT_OPTION = typer.Option(OutputFormat.text, "--format", help="Output format: text or json.")
@@ -232,6 +243,79 @@ def _print_comparison(a: RunResults, b: RunResults, rows: list[ModelComparison])
             fmt.points(r.lift_delta),
         )
     out.print(table)
+
+
+@results_app.command("reproduce")
+def reproduce_command(
+    source: str = typer.Argument(..., help="The published run to replicate: NS/DATASET:SPLIT."),
+    model: str = typer.Option(..., "--model", "-m", help="The model to run it on."),
+    repo: str = typer.Option(..., "--repo", help="Results dataset NS/NAME for the replication."),
+    n_cases: int = typer.Option(
+        None, "--cases", help="Run this many of the cases, drawn at random [all]."
+    ),
+    runs: RunsOpt = None,
+    seed: int = typer.Option(0, "--seed", help="Seed of the random choice of --cases."),
+    base_url: BaseUrlOpt = None,
+    concurrency: ConcurrencyOpt = 4,
+    timeout: TimeoutOpt = 120.0,
+    retries: RetriesOpt = 3,
+    judge_model: JudgeModelOpt = None,
+    output: OutputOpt = Path("runs"),
+    private: bool = typer.Option(False, "--private", help="Create the dataset as private."),
+    create_pr: bool = typer.Option(
+        False, "--create-pr", help="List the replication on the skill card by pull request."
+    ),
+    output_format: OutputFormat = FORMAT_OPTION,
+) -> None:
+    """Re-run a published run's skill commit and tests on a model, publish it as a
+    replication, and say whether it agrees (lift intervals overlap, case outcomes match).
+    Exit 1 when it disagrees (the replication is published either way)."""
+    import os
+
+    from upskill_hub.cli.eval_options import API_KEY_ENV
+    from upskill_hub.evaluation.run.resume import RunOverrides
+    from upskill_hub.publish.reproduce import reproduce
+
+    done = reproduce(
+        source,
+        model=model,
+        repo=repo,
+        n_cases=n_cases,
+        seed=seed,
+        output_root=output,
+        private=private,
+        create_pr=create_pr,
+        overrides=RunOverrides(
+            runs=runs,
+            base_url=base_url,
+            judge_model=judge_model,
+            timeout=timeout,
+            concurrency=concurrency,
+            retries=retries,
+            api_key=os.environ.get(API_KEY_ENV) or None,
+        ),
+    )
+    if output_format is OutputFormat.json:
+        print_json(done.to_dict())
+    else:
+        _print_reproduction(done)
+    if not done.agreement.agrees:
+        raise typer.Exit(1)
+
+
+def _print_reproduction(done: Reproduction) -> None:
+    from upskill_hub.formatting import cases_runs
+
+    out = console()
+    out.print(
+        f"Replicated {done.of_dataset}:{done.of_split} as {done.dataset}:{done.split} "
+        f"({cases_runs(done.cases, done.runs)})",
+        markup=False,
+        highlight=False,
+    )
+    if done.pushed.skill_card_pr_url:
+        out.print(f"  skill card pull request: {done.pushed.skill_card_pr_url}", markup=False)
+    out.print(done.line(), markup=False, highlight=False, soft_wrap=True)
 
 
 def register(app: typer.Typer) -> None:

@@ -10,7 +10,9 @@ section. Exports load lazily.
 - :mod:`.results_view`: published or local results read back (``load_results``,
   ``compare_results``);
 - :mod:`.dataset_push`: what publishing any run folder to a results dataset needs;
-- :mod:`.results_signing`: a published split signed (``results push --sign``) and checked.
+- :mod:`.results_signing`: a published split signed (``results push --sign``) and checked;
+- :mod:`.reproduce`: a published run re-run on a model and published as its replication
+  (``results reproduce``), with whether the two agree.
 """
 
 from __future__ import annotations

@@ -15,6 +15,9 @@ run.json (``ns/name@<commit>`` for a Hub skill; a local folder is said to be one
 when the run used its own test cases (``custom_tests``) the step first downloads them from this
 dataset (``tests/<split>.json``, uploaded by ``push_results``) and passes that file to
 ``--tests``.
+
+A replication (``results reproduce``) is marked in the YAML under
+``upskill_hub.runs.<split>.replicates: {dataset, split}`` (:func:`with_replicates`).
 """
 
 from __future__ import annotations
@@ -404,3 +407,36 @@ def card_with_section(
     body = header + "\n" + "\n".join(ordered)
     data = DatasetCardData(**meta)
     return str(DatasetCard(f"---\n{data.to_yaml()}\n---\n\n{body}"))
+
+
+def with_replicates(card_text: str, split: str, of: tuple[str, str]) -> str:
+    """``card_text`` whose metadata says run ``split`` replicates the run ``of`` (dataset,
+    split); the body is kept."""
+    card = DatasetCard(card_text)
+    meta = card.data.to_dict()
+    section = meta.get("upskill_hub")
+    section = dict(section) if isinstance(section, dict) else {}
+    runs = section.get("runs")
+    runs = dict(runs) if isinstance(runs, dict) else {}
+    entry = runs.get(split)
+    entry = dict(entry) if isinstance(entry, dict) else {}
+    entry["replicates"] = {"dataset": of[0], "split": of[1]}
+    runs[split] = entry
+    section["runs"] = runs
+    meta["upskill_hub"] = section
+    return str(DatasetCard(f"---\n{DatasetCardData(**meta).to_yaml()}\n---\n\n{card.text}"))
+
+
+def replicates_of(card_text: str, split: str) -> tuple[str, str] | None:
+    """The (dataset, split) run ``split`` replicates, per the card's metadata; None if none."""
+    meta = DatasetCard(card_text).data.to_dict() if card_text.strip() else {}
+    section = meta.get("upskill_hub")
+    runs = section.get("runs") if isinstance(section, dict) else None
+    entry = runs.get(split) if isinstance(runs, dict) else None
+    of = entry.get("replicates") if isinstance(entry, dict) else None
+    if not isinstance(of, dict):
+        return None
+    dataset, of_split = of.get("dataset"), of.get("split")
+    if isinstance(dataset, str) and isinstance(of_split, str):
+        return dataset, of_split
+    return None

@@ -214,6 +214,10 @@ def push_results(
     create_pr: bool = False,
     token: str | None = None,
     sign: Path | SigningKey | None = None,
+    replicates: tuple[str, str] | None = None,
+    case_agreement: float | None = None,
+    case_agreement_needed: float | None = None,
+    original_model: str | None = None,
 ) -> PushedResults:
     """Publish ``run_dir`` to the dataset ``repo_id`` as a new split; see the module docstring.
 
@@ -224,6 +228,12 @@ def push_results(
     it is passed to huggingface_hub and ``datasets`` only, and redacted like any secret.
     ``sign`` (a private key) signs the split as published, rows, tests and a statement binding
     dataset, split, skill commit and run id (:mod:`upskill_hub.publish.results_signing`).
+
+    ``replicates`` (dataset, split) publishes the run as a replication of that run: the
+    dataset card's metadata says so (``upskill_hub.runs.<split>.replicates``) and, with
+    ``update_skill_card``, the skill card's ``upskill_hub.replications`` lists it (with
+    ``case_agreement``, ``case_agreement_needed`` and the ``original_model`` compared)
+    instead of the run becoming its results.
     """
     from upskill_hub.evaluation.triggers.measure import is_trigger_run
     from upskill_hub.hub.client import Hub
@@ -272,19 +282,17 @@ def push_results(
     with quiet_datasets():
         _push_split(hub, repo_id, SAMPLES_CONFIG, samples, split, token)
         _push_split(hub, repo_id, SUMMARY_CONFIG, summary, split, token)
-    from upskill_hub.publish.dataset_card import build_dataset_card
+    from upskill_hub.publish.dataset_card import build_dataset_card, with_replicates
 
     chart_path, files = _run_card_files(record, split, redactor)
-    commit = write_card(
-        hub,
-        repo_id,
-        lambda existing: build_dataset_card(
+
+    def card(existing: str | None) -> str:
+        text = build_dataset_card(
             existing, record, repo_id=repo_id, split=split, rows=summary, chart_path=chart_path
-        ),
-        files,
-        split,
-        redactor,
-    )
+        )
+        return text if replicates is None else with_replicates(text, split, replicates)
+
+    commit = write_card(hub, repo_id, card, files, split, redactor)
     signed_by = None
     if sign is not None:
         from upskill_hub.publish.results_signing import sign_results
@@ -293,7 +301,22 @@ def push_results(
         commit, signed_by = signed.commit, signed.signer
     url = hub.repo_url(repo_id, "dataset")
     card_commit = card_pr = None
-    if target is not None:
+    if target is not None and replicates is not None:
+        from upskill_hub.publish.skill_card import add_replication
+        from upskill_hub.registry.evidence.index import ReplicationEntry
+
+        entry = ReplicationEntry(
+            dataset=repo_id,
+            split=split,
+            of_dataset=replicates[0],
+            of_split=replicates[1],
+            model=str(summary[0]["model"]),
+            case_agreement=case_agreement,
+            of_model=original_model,
+            case_agreement_needed=case_agreement_needed,
+        )
+        card_commit, card_pr = add_replication(hub, target, entry, create_pr=create_pr)
+    elif target is not None:
         markdown = results_markdown(
             summary, record.info, dataset_repo=repo_id, dataset_url=url, split=split
         )

@@ -5,7 +5,8 @@ has none; see :mod:`upskill_hub.registry.card`, which writes the initial "no res
 section) and the card's ``upskill_hub.results`` metadata gains the run (dataset, split, skill
 commit, mode and each model's lift: :mod:`upskill_hub.registry.evidence.index`), which is how
 ``info``, ``pull`` and ``search`` find the evidence; every other byte of the card body stays as
-it was. Committed directly or as a pull request.
+it was. A replication (:func:`add_replication`) changes only the metadata: its entry joins
+``upskill_hub.replications``. Committed directly or as a pull request.
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ from upskill_hub.registry.card import (
 if TYPE_CHECKING:
     from upskill_hub.evaluation.run.records import RunInfo
     from upskill_hub.hub.client import Hub
-    from upskill_hub.registry.evidence.index import PublishedRun
+    from upskill_hub.registry.evidence.index import PublishedRun, ReplicationEntry
 
 CARD_FILE = "README.md"
 
@@ -73,6 +74,43 @@ def results_markdown(
     return "\n".join(lines)
 
 
+def _current_card(hub: Hub, repo_id: str) -> tuple[str | None, str]:
+    """The repo's head commit and its card text ("" without one)."""
+    head = hub.head(repo_id)
+    if head and CARD_FILE in hub.repo_files(repo_id):
+        return head, hub.download_file(repo_id, CARD_FILE, head).read_text(encoding="utf-8")
+    return head, ""
+
+
+def _commit_card(
+    hub: Hub, repo_id: str, text: str, head: str | None, message: str, create_pr: bool
+) -> tuple[str, str | None]:
+    from huggingface_hub import CommitOperationAdd
+
+    commit = hub.create_commit(
+        repo_id,
+        [CommitOperationAdd(path_in_repo=CARD_FILE, path_or_fileobj=text.encode("utf-8"))],
+        message=message,
+        create_pr=create_pr,
+        parent_commit=head,
+    )
+    return str(commit.oid), (str(commit.pr_url) if commit.pr_url else None)
+
+
+def add_replication(
+    hub: Hub, repo_id: str, entry: ReplicationEntry, *, create_pr: bool = False
+) -> tuple[str, str | None]:
+    """Add ``entry`` to the card's ``upskill_hub.replications``; (commit, pull request URL or
+    None). The body and the ``results`` list stay as they are."""
+    from upskill_hub.registry.card import REPLICATIONS_META_KEY
+    from upskill_hub.registry.evidence.index import with_replication
+
+    head, current = _current_card(hub, repo_id)
+    entries = with_replication(results_metadata(current, REPLICATIONS_META_KEY), entry)
+    updated = with_results_metadata(current, entries, REPLICATIONS_META_KEY)
+    return _commit_card(hub, repo_id, updated, head, "Add a replication", create_pr)
+
+
 def update_results(
     hub: Hub,
     repo_id: str,
@@ -83,25 +121,13 @@ def update_results(
 ) -> tuple[str, str | None]:
     """Write ``markdown`` as the card's results section and add ``run`` to its metadata;
     (commit, pull request URL or None)."""
-    from huggingface_hub import CommitOperationAdd
-
     from upskill_hub.registry.evidence.index import with_run
 
-    head = hub.head(repo_id)
-    current = ""
-    if head and CARD_FILE in hub.repo_files(repo_id):
-        current = hub.download_file(repo_id, CARD_FILE, head).read_text(encoding="utf-8")
+    head, current = _current_card(hub, repo_id)
     if current.strip():
         updated = replace_results_section(current, markdown)
     else:
         updated = f"{RESULTS_HEADING}\n\n{markdown.strip()}\n"
     if run is not None:
         updated = with_results_metadata(updated, with_run(results_metadata(current), run))
-    commit = hub.create_commit(
-        repo_id,
-        [CommitOperationAdd(path_in_repo=CARD_FILE, path_or_fileobj=updated.encode("utf-8"))],
-        message="Update evaluation results",
-        create_pr=create_pr,
-        parent_commit=head,
-    )
-    return str(commit.oid), (str(commit.pr_url) if commit.pr_url else None)
+    return _commit_card(hub, repo_id, updated, head, "Update evaluation results", create_pr)

@@ -5,8 +5,10 @@ YAML metadata (``tags: [agent-skills]``, license, description) through huggingfa
 it, its file tree and a ``## Results`` section. That section runs from its heading to the next
 ``## `` heading (or the end) and is what :func:`replace_results_section` swaps when results
 are published; until then it says there are none. No HTML comments (the scan refuses them).
-The metadata's ``upskill_hub`` section holds ``executable_files`` and ``results`` (the
-published runs, :mod:`upskill_hub.registry.evidence.index`); a new push carries ``results`` over.
+The metadata's ``upskill_hub`` section holds ``executable_files``, ``results`` (the
+published runs, :mod:`upskill_hub.registry.evidence.index`) and ``replications`` (runs that
+re-measured a published one, written by ``results reproduce``); a new push carries ``results``
+and ``replications`` over.
 """
 
 from __future__ import annotations
@@ -53,6 +55,8 @@ _HEADING = re.compile(r"^## (?!#)", re.MULTILINE)
 _HEADER = re.compile(r"\A---\n(.*?)\n---\n", re.DOTALL)
 #: ``upskill_hub.results`` in the card metadata: the published runs of the skill.
 RESULTS_META_KEY = "results"
+#: ``upskill_hub.replications``: runs re-measuring a published run (``{dataset, split, of}``).
+REPLICATIONS_META_KEY = "replications"
 
 
 @dataclass(frozen=True)
@@ -73,6 +77,7 @@ def build_card(
     results: str | None = None,
     executables: Sequence[str] = (),
     results_meta: Sequence[dict[str, Any]] = (),
+    replications_meta: Sequence[dict[str, Any]] = (),
 ) -> str:
     """The README.md text for a repo holding ``skills`` (a root skill or ``skills/<name>``).
 
@@ -81,13 +86,16 @@ def build_card(
     (repo paths) are recorded in the metadata as ``upskill_hub.executable_files``: the Hub
     keeps no file modes, so ``pull`` restores the executable bit from there. ``results_meta``
     (the published runs carried over from the card being replaced, see
-    :mod:`upskill_hub.registry.evidence.index`) is kept as ``upskill_hub.results``.
+    :mod:`upskill_hub.registry.evidence.index`) is kept as ``upskill_hub.results``, and
+    ``replications_meta`` as ``upskill_hub.replications``.
     """
     license_id, license_name = _license(skills)
     description = skills[0].description if len(skills) == 1 else _multi_description(skills)
     section: dict[str, Any] = {"executable_files": sorted(executables)} if executables else {}
     if results_meta:
         section[RESULTS_META_KEY] = list(results_meta)
+    if replications_meta:
+        section[REPLICATIONS_META_KEY] = list(replications_meta)
     extra: dict[str, Any] = {"upskill_hub": section} if section else {}
     data = ModelCardData(
         license=license_id,
@@ -138,15 +146,19 @@ def executable_files(card_text: str) -> set[str]:
     return {p for p in paths if isinstance(p, str)} if isinstance(paths, list) else set()
 
 
-def results_metadata(card_text: str) -> list[dict[str, Any]]:
-    """The card's ``upskill_hub.results`` entries (raw dicts; empty for any other card)."""
+def results_metadata(card_text: str, key: str = RESULTS_META_KEY) -> list[dict[str, Any]]:
+    """The card's ``upskill_hub.<key>`` entries (``results`` by default; raw dicts; empty for
+    any other card)."""
     section = card_metadata(card_text).get("upskill_hub")
-    entries = section.get(RESULTS_META_KEY) if isinstance(section, dict) else None
+    entries = section.get(key) if isinstance(section, dict) else None
     return [e for e in entries if isinstance(e, dict)] if isinstance(entries, list) else []
 
 
-def with_results_metadata(card_text: str, entries: Sequence[dict[str, Any]]) -> str:
-    """``card_text`` with ``upskill_hub.results`` set to ``entries``; the body is kept as is."""
+def with_results_metadata(
+    card_text: str, entries: Sequence[dict[str, Any]], key: str = RESULTS_META_KEY
+) -> str:
+    """``card_text`` with ``upskill_hub.<key>`` (``results`` by default) set to ``entries``;
+    the body is kept as is."""
     import yaml
 
     data = card_metadata(card_text)
@@ -154,7 +166,7 @@ def with_results_metadata(card_text: str, entries: Sequence[dict[str, Any]]) -> 
     body = card_text[match.end() :] if match else "\n" + card_text
     section = data.get("upskill_hub")
     section = dict(section) if isinstance(section, dict) else {}
-    section[RESULTS_META_KEY] = list(entries)
+    section[key] = list(entries)
     data["upskill_hub"] = section
     header = yaml.safe_dump(data, sort_keys=False, allow_unicode=True).rstrip("\n")
     return f"---\n{header}\n---\n{body}"

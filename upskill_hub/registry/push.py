@@ -31,6 +31,7 @@ from upskill_hub.errors import (
 from upskill_hub.hub.client import Hub, parse_spec
 from upskill_hub.registry.card import (
     CARD_FILE,
+    REPLICATIONS_META_KEY,
     CardSkill,
     build_card,
     results_metadata,
@@ -366,6 +367,9 @@ def _upload(
         results=results,
         executables=executables,
         results_meta=results_metadata(previous) if previous is not None else (),
+        replications_meta=(
+            results_metadata(previous, REPLICATIONS_META_KEY) if previous is not None else ()
+        ),
     )
     operations: list[CommitOperationAdd | CommitOperationDelete] = [
         CommitOperationAdd(path_in_repo=CARD_FILE, path_or_fileobj=card.encode("utf-8"))

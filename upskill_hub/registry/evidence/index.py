@@ -6,6 +6,10 @@ digest of its lift (estimate, 95% interval, cases and runs), so ``search --model
 skills from one Hub listing. The dataset stays the source of the figures: ``info`` and ``pull``
 read them from it (:mod:`upskill_hub.registry.evidence.read`).
 
+``results reproduce`` adds to ``upskill_hub.replications`` one :class:`ReplicationEntry` per
+replication: where its rows are, the run it re-measured (``of``), its model and the share of
+common cases whose outcomes agreed with the original's.
+
 Cards written before this metadata existed carry only the Markdown section; their one run is
 recovered from its link (dataset and split) and the ``at revision`` it names. Entries that do
 not parse are ignored, never an error: a card is text anybody can edit.
@@ -20,12 +24,17 @@ from typing import Any
 
 from upskill_hub.errors import UsageError
 from upskill_hub.registry.card import (
+    REPLICATIONS_META_KEY,
     RESULTS_META_KEY,
     has_results,
     results_metadata,
     results_section,
 )
 
+#: A replication agrees when its lift interval overlaps the original's and, over the cases
+#: both graded, enough have the same majority outcome in each arm: this share, or less when
+#: the original's own flaky cases make that many matches unlikely (``results reproduce``).
+AGREEMENT_RATE = 0.8
 #: Entries kept in a card (the newest); older runs stay in their datasets.
 MAX_ENTRIES = 50
 DEFAULT_MODE = "inline"
@@ -120,6 +129,97 @@ class PublishedRun:
             started_at=started if isinstance(started, str) else None,
             models=tuple(m for m in parsed if m is not None),
         )
+
+
+@dataclass(frozen=True)
+class ReplicationEntry:
+    """One replication a card lists: its split, the run it re-measured and what agreed."""
+
+    dataset: str
+    split: str
+    of_dataset: str
+    of_split: str
+    model: str | None = None
+    case_agreement: float | None = None  # share of common cases with the same outcomes
+    of_model: str | None = None  # the original's model it was compared with
+    case_agreement_needed: float | None = None  # the share it had to reach
+
+    @property
+    def key(self) -> tuple[str, str]:
+        return (self.dataset, self.split)
+
+    @property
+    def of(self) -> tuple[str, str]:
+        return (self.of_dataset, self.of_split)
+
+    def to_meta(self) -> dict[str, Any]:
+        return {
+            "dataset": self.dataset,
+            "split": self.split,
+            "of": {"dataset": self.of_dataset, "split": self.of_split, "model": self.of_model},
+            "model": self.model,
+            "case_agreement": self.case_agreement,
+            "case_agreement_needed": self.case_agreement_needed,
+        }
+
+    @classmethod
+    def from_meta(cls, data: Any) -> ReplicationEntry | None:
+        if not isinstance(data, Mapping) or not isinstance(data.get("of"), Mapping):
+            return None
+        of = data["of"]
+        pairs = [(data.get("dataset"), data.get("split")), (of.get("dataset"), of.get("split"))]
+        for dataset, split in pairs:
+            if not _is_repo_id(dataset) or not isinstance(split, str):
+                return None
+            if not _SPLIT.fullmatch(split):
+                return None
+        model, of_model = data.get("model"), of.get("model")
+        return cls(
+            dataset=str(data["dataset"]),
+            split=str(data["split"]),
+            of_dataset=str(of["dataset"]),
+            of_split=str(of["split"]),
+            model=model if isinstance(model, str) and model else None,
+            case_agreement=_number(data.get("case_agreement")),
+            of_model=of_model if isinstance(of_model, str) and of_model else None,
+            case_agreement_needed=_number(data.get("case_agreement_needed")),
+        )
+
+
+def intervals_overlap(a: Sequence[float | None] | None, b: Sequence[float | None] | None) -> bool:
+    """Whether two closed intervals share a point (False when either is unknown)."""
+    if not a or not b or None in (a[0], a[1], b[0], b[1]):
+        return False
+    return bool(a[0] <= b[1] and b[0] <= a[1])  # type: ignore[operator]
+
+
+def replication_agrees(
+    original_ci: Sequence[float | None] | None,
+    ci: Sequence[float | None] | None,
+    case_agreement: float | None,
+    needed: float | None = None,
+) -> bool:
+    """Both lift intervals overlap and the case outcomes agree at ``needed`` or more (at most,
+    and by default, :data:`AGREEMENT_RATE`)."""
+    bar = AGREEMENT_RATE if needed is None else min(needed, AGREEMENT_RATE)
+    rate_ok = case_agreement is not None and case_agreement >= bar - 1e-9
+    return intervals_overlap(original_ci, ci) and rate_ok
+
+
+def with_replication(
+    entries: Sequence[Mapping[str, Any]], entry: ReplicationEntry
+) -> list[dict[str, Any]]:
+    """``entries`` with ``entry`` last (replacing one of the same dataset and split), keeping
+    the newest :data:`MAX_ENTRIES`; entries that do not parse are dropped."""
+    parsed = map(ReplicationEntry.from_meta, entries)
+    kept = [e for e in parsed if e is not None and e.key != entry.key]
+    return [e.to_meta() for e in [*kept, entry][-MAX_ENTRIES:]]
+
+
+def replications(card_text: str) -> list[ReplicationEntry]:
+    """The replications a card lists (``upskill_hub.replications``), oldest first."""
+    entries = results_metadata(card_text, REPLICATIONS_META_KEY)
+    return [e for e in map(ReplicationEntry.from_meta, entries) if e is not None]
 
 
 def run_mode(info: Mapping[str, Any]) -> str:

@@ -16,6 +16,11 @@ also says who measured each figure read from a dataset: ``measured_by``, the tru
 signed exactly the rows shown, or ``signature_note`` saying why not (unsigned, an untrusted key,
 rows rewritten after signing, a signature for another dataset or split).
 
+Each model's figure carries the replications the card lists of its run
+(``upskill_hub.replications``, written by ``results reproduce``): the replication's lift and
+interval read from its dataset, and whether it agrees
+(:func:`~upskill_hub.registry.evidence.index.replication_agrees`).
+
 Used by ``info``, ``pull``, ``update --require-lift``, ``outdated``, ``search --model`` and the
 Space. Looking up evidence never fails an install: Hub failures become notes.
 """
@@ -34,8 +39,11 @@ from upskill_hub.registry.card import CARD_FILE
 from upskill_hub.registry.evidence.index import (
     MeasuredModel,
     PublishedRun,
+    ReplicationEntry,
     models_of,
     published_runs,
+    replication_agrees,
+    replications,
     runs_from_card_data,
 )
 from upskill_hub.registry.evidence.locked import LockedEvidence
@@ -53,6 +61,25 @@ class ResultsSignatureCheck(Protocol):
     def __call__(
         self, dataset: str, split: str, rows: Sequence[dict[str, Any]], /
     ) -> str | None: ...
+
+
+@dataclass(frozen=True)
+class Replication:
+    """A run that re-measured a figure (``results reproduce``): its lift and interval, whether
+    it agrees with the figure, and who signed it (None: unsigned or no trusted key)."""
+
+    dataset: str
+    split: str
+    lift: float | None
+    lift_ci95: list[float] | None
+    agrees: bool
+    measured_by: str | None = None
+    model: str | None = None
+    case_agreement: float | None = None
+
+    def independent_of(self, measured_by: str | None) -> bool:
+        """Signed by a trusted key other than the one that signed the original figure."""
+        return self.measured_by is not None and self.measured_by != measured_by
 
 
 @dataclass(frozen=True)
@@ -76,6 +103,7 @@ class ModelEvidence:
     measured_by: str | None = None
     #: why the figure is not ``measured_by`` anyone, when its signature was checked
     signature_note: str | None = None
+    replications: list[Replication] = field(default_factory=list)
 
     @property
     def reported_by(self) -> str:
@@ -97,6 +125,8 @@ class ModelEvidence:
         del data["ci_low"], data["ci_high"]
         data["at_this_commit"] = self.at_this_commit
         data["reported_by"] = self.reported_by
+        for rep, out in zip(self.replications, data["replications"], strict=True):
+            out["independent"] = rep.independent_of(self.measured_by)
         return data
 
     def locked(self) -> LockedEvidence:
@@ -158,6 +188,7 @@ class EvidenceReader:
         self.signatures = signatures
         self._signers: dict[tuple[str, str], tuple[str | None, str | None]] = {}
         self._cards: dict[str, list[PublishedRun]] = {}
+        self._replications: dict[str, list[ReplicationEntry]] = {}
         self._history: dict[tuple[str, str], list[str]] = {}
         self._listings: dict[tuple[str, str], dict[str, dict[str, str]]] = {}
         self._rows: dict[tuple[str, str], list[dict[str, Any]]] = {}
@@ -191,7 +222,7 @@ class EvidenceReader:
                 if m.model in chosen:
                     continue
                 chosen[m.model] = _evidence(run, m, relation, behind, source)
-        models = [self._signed(e) for e in chosen.values()]
+        models = [self._signed(self._with_replications(repo_id, e, notes)) for e in chosen.values()]
         return SkillEvidence(repo_id, skill, commit, models, notes)
 
     def _signed(self, e: ModelEvidence) -> ModelEvidence:
@@ -226,7 +257,57 @@ class EvidenceReader:
                 path = self.hub.download_file(repo_id, CARD_FILE, head)
                 text = path.read_text("utf-8", errors="replace")
             self._cards[repo_id] = published_runs(text)
+            self._replications[repo_id] = replications(text)
         return self._cards[repo_id]
+
+    def _with_replications(
+        self, repo_id: str, evidence: ModelEvidence, notes: list[str]
+    ) -> ModelEvidence:
+        """``evidence`` with the replications the card lists of its run and model."""
+        found: list[Replication] = []
+        for entry in self._replications.get(repo_id, []):
+            if entry.of != (evidence.dataset, evidence.split):
+                continue
+            if (entry.of_model or entry.model) != evidence.model:
+                continue
+            lift, ci = None, None
+            if self.read_datasets:
+                try:
+                    rows = self.rows(entry.dataset, entry.split)
+                except (HubError, UsageError) as exc:
+                    notes.append(f"replication: {exc}")
+                    rows = []
+                named = [m for m in models_of(rows) if m.model == entry.model] or models_of(rows)
+                if named:
+                    lift = named[0].lift
+                    if named[0].ci_low is not None and named[0].ci_high is not None:
+                        ci = [named[0].ci_low, named[0].ci_high]
+            original = [evidence.ci_low, evidence.ci_high]
+            found.append(
+                Replication(
+                    dataset=entry.dataset,
+                    split=entry.split,
+                    lift=lift,
+                    lift_ci95=ci,
+                    agrees=replication_agrees(
+                        original, ci, entry.case_agreement, entry.case_agreement_needed
+                    ),
+                    model=entry.model,
+                    case_agreement=entry.case_agreement,
+                    measured_by=self._replication_signer(entry.dataset, entry.split),
+                )
+            )
+        return replace(evidence, replications=found) if found else evidence
+
+    def _replication_signer(self, dataset: str, split: str) -> str | None:
+        """The trusted key that signed a replication's rows, when this reader checks results
+        signatures (a replication that is unsigned or not trusted has none)."""
+        if self.signatures is None or not self.read_datasets:
+            return None
+        key = (dataset, split)
+        if key not in self._signers:
+            self._signers[key] = self._signer(dataset, split)
+        return self._signers[key][0]
 
     def _files(self, repo_id: str, commit: str) -> list[Any]:
         return self.hub.list_files(repo_id, commit)

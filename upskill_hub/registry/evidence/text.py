@@ -10,7 +10,7 @@ it for their medium.
 from __future__ import annotations
 
 from upskill_hub import formatting
-from upskill_hub.registry.evidence.read import ModelEvidence, SkillEvidence
+from upskill_hub.registry.evidence.read import ModelEvidence, Replication, SkillEvidence
 
 NO_RESULTS = (
     "no published results for this skill (publish a run with "
@@ -70,8 +70,23 @@ def signature_line(e: ModelEvidence) -> str | None:
     return f"  {e.model}: {e.signature_note}"
 
 
+def replication_line(e: ModelEvidence, r: Replication) -> str:
+    """``  replicated: agrees · +30 pts [+5, +56] · NS/DS:split`` under a model's line; a
+    replication signed by another trusted key than the figure's says ``independent key``."""
+    word = "agrees" if r.agrees else "disagrees"
+    low, high = r.lift_ci95 if r.lift_ci95 else (None, None)
+    parts = [f"replicated: {word}", lift_text(r.lift, low, high)]
+    if r.model and r.model != e.model:
+        parts.append(f"on {r.model}")
+    if r.measured_by:
+        independent = r.independent_of(e.measured_by)
+        parts.append(f"measured by {r.measured_by}" + (" (independent key)" if independent else ""))
+    return "  " + " · ".join(parts) + f" · {r.dataset}:{r.split}"
+
+
 def evidence_lines(evidence: SkillEvidence | None) -> list[str]:
-    """Lines for one skill: a line per model, notes, or that nothing is published."""
+    """Lines for one skill: a line per model (and one per replication of it), notes, or that
+    nothing is published."""
     if evidence is None:
         return []
     lines = []
@@ -80,6 +95,7 @@ def evidence_lines(evidence: SkillEvidence | None) -> list[str]:
         why = signature_line(m)
         if why:
             lines.append(why)
+        lines += [replication_line(m, r) for r in m.replications]
     if not lines:
         lines.append(NO_RESULTS)
     lines += [f"note: {n}" for n in evidence.notes]
