@@ -62,8 +62,8 @@ if TYPE_CHECKING:  # the names of _EXPORTS, for type checkers (``X as X``: re-ex
     from upskill_hub.errors import UnknownModelError as UnknownModelError
     from upskill_hub.errors import UnsafeSkillError as UnsafeSkillError
     from upskill_hub.errors import UpskillHubError as UpskillHubError
-    from upskill_hub.errors import VerificationUndeterminedError as VerificationUndeterminedError
     from upskill_hub.errors import UsageError as UsageError
+    from upskill_hub.errors import VerificationUndeterminedError as VerificationUndeterminedError
     from upskill_hub.evaluation.agent import AgentSettings as AgentSettings
     from upskill_hub.evaluation.config import EvalConfig as EvalConfig
     from upskill_hub.evaluation.eval_result import EvalResult as EvalResult
