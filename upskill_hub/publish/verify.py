@@ -282,20 +282,28 @@ def _published_tests(
     from upskill_hub.skill.testcases import read_suite
 
     where = f"{repo_id}@{commit[:12]}:{tests_path(split)}"
+    first = summary[0] if summary else {}
+    skill_repo, skill_commit = first.get("skill_repo"), first.get("skill_commit")
+    on_hub = bool(skill_repo and skill_commit)
+    at = f"{skill_repo}@{str(skill_commit)[:12]}"
+    name = first.get("skill_name")
     try:
         path = hub.download_file(repo_id, tests_path(split), commit, "dataset")
         tests = read_suite(path)
     except HubError:
+        if on_hub:  # no tests with the run: the skill's own are the ones it was measured on
+            own, why = _skill_tests(
+                hub, str(skill_repo), str(skill_commit), first.get("skill_name")
+            )
+            if own is not None:
+                return own, [f"{where}: not found; graded against the tests of {at}"], [], True
         return None, [f"{where}: not found; nothing re-graded"], [], True
     except Exception as exc:  # an unreadable test file is the publisher's problem
         return None, [], [f"{where}: unreadable ({_first_line(exc)})"], True
-    first = summary[0] if summary else {}
-    skill_repo, skill_commit = first.get("skill_repo"), first.get("skill_commit")
-    if not skill_repo or not skill_commit:
+    if not on_hub:
         note = "the skill is not on the Hub: the answers were graded against the run's own tests"
         return tests, [note], [], True
-    own, why = _skill_tests(hub, str(skill_repo), str(skill_commit), first.get("skill_name"))
-    at = f"{skill_repo}@{str(skill_commit)[:12]}"
+    own, why = _skill_tests(hub, str(skill_repo), str(skill_commit), name)
     if own is None:
         return tests, [f"the tests of {at} could not be read ({why})"], [], False
     mismatch = _cases_mismatch(tests.cases, own.cases)
