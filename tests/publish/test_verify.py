@@ -249,3 +249,19 @@ def test_a_skill_whose_tests_cannot_be_read_is_reported(
     assert [m.verification for m in result.models] == ["reported", "reported"]
     assert [m.regraded for m in result.models] == [12, 11]  # the errored request is not graded
     assert any("local-user/no-such-skill@0123456789ab could not be read" in n for n in result.notes)
+
+
+def test_a_summary_without_its_holm_interval_is_caught(tmp_path: Path) -> None:
+    """Objects in summary.json compare on the keys both sides have (old summaries still check);
+    dropping ``holm.ci`` would publish the narrower unadjusted interval, and the rows say so."""
+    from tests.publish.test_run_consistency import TWELVE
+
+    run_dir = make_run_folder(tmp_path, cases=TWELVE)
+    assert verify_run_dir(run_dir).status == "verified"
+    path = run_dir / "summary.json"
+    summary = json.loads(path.read_text())
+    del summary["models"][0]["holm"]["ci"]
+    path.write_text(json.dumps(summary))
+    result = verify_run_dir(run_dir)
+    assert result.status == "inconsistent"
+    assert any("with_skill: lift_ci_low says" in p for p in result.problems)

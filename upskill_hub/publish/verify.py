@@ -187,6 +187,12 @@ def verify_run_dir(run_dir: Path, *, compile: bool = False) -> RunVerification:
     if not record.samples:
         raise VerificationUndeterminedError(f"{record.folder.samples_file}: no samples")
     run_problems, by_model = summary_problems_by_model(record)
+    if record.summary is not None and not run_problems:  # and the rows push would publish
+        from upskill_hub.publish.summary_text import model_rows
+
+        rows = [r for m in record.summary.models for r in model_rows(m, {}, {})]
+        for model, problems in _rows_problems(rows, record.samples)[1].items():
+            by_model.setdefault(model, []).extend(problems)
     listed = [c.id for c in record.cases]
     if record.info.case_ids and listed != list(record.info.case_ids):
         run_problems.insert(
