@@ -152,7 +152,7 @@ def test_blanked_outputs_with_kept_outcomes_are_caught_and_never_pushed(
     assert f"{label}: outcome pass, its checks give fail" in done.stdout
     pushed = run_cli("results", "push", str(run_dir), "--repo", unique_repo_id)
     assert pushed.returncode == 1 and label in pushed.stderr
-    assert "samples.jsonl does not re-grade as recorded" in pushed.stderr
+    assert "the run does not verify (results verify)" in pushed.stderr
     assert not HfApi().repo_exists(unique_repo_id, repo_type="dataset")
 
 

@@ -247,7 +247,7 @@ def refuse_unverified(record: RunRecord) -> None:
     checked = verify_run_dir(record.folder.path)
     if checked.status == "inconsistent":
         total = max(len(checked.problems), sum(m.problem_count for m in checked.models))
-        refuse(checked.problems, "samples.jsonl does not re-grade as recorded", total=total)
+        refuse(checked.problems, "the run does not verify (results verify)", total=total)
 
 
 # --------------------------------------------------------------------------- published runs
