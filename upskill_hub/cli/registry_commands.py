@@ -180,7 +180,7 @@ def pull(
     allow_downgrade: bool = ALLOW_DOWNGRADE_OPTION,
 ) -> None:
     """Download, check and install skills from a Hub repo; lock the commit."""
-    from upskill_hub.registry.project.pull import pull as run
+    from upskill_hub.publish.readers import pull as run
 
     _quiet(output_format)
     with _show_refusals():
@@ -248,6 +248,12 @@ def update(
     model: str = typer.Option(
         None, "--model", help="With --require-lift: the model whose lift decides."
     ),
+    accept_reported: bool = typer.Option(
+        False,
+        "--accept-reported",
+        help="With --require-lift: count figures that are only reported (not re-checked "
+        "from the published samples) too; inconsistent ones never count.",
+    ),
     require_signature: bool = REQUIRE_SIGNATURE_OPTION,
     trusted_key: list[Path] = TRUSTED_KEY_OPTION,
     trusted_keys: Path = TRUSTED_KEYS_OPTION,
@@ -259,7 +265,7 @@ def update(
     Exits 1 when a skill was skipped (edited locally, or refused by --require-lift), 0 when
     every skill is current.
     """
-    from upskill_hub.registry.project.update import update as run
+    from upskill_hub.publish.readers import update as run
 
     _quiet(output_format)
     with _show_refusals():
@@ -270,6 +276,7 @@ def update(
             project_root=project,
             require_lift=require_lift,
             model=model,
+            accept_reported=accept_reported,
             trust=trust_policy(
                 require_signature, trusted_key, trusted_keys, trusted_ca, allow_downgrade
             ),
@@ -407,7 +414,7 @@ def outdated(
     cannot be reached, the lock is missing or unreadable), as ``diff`` does.
     """
 
-    from upskill_hub.registry.project.state import outdated as run
+    from upskill_hub.publish.readers import outdated as run
 
     rows = run(names or [], project_root=project)
     stale = any(r.outdated for r in rows)

@@ -62,7 +62,7 @@ def info(
 ) -> None:
     """Show a repo's skills: file tree, sizes, frontmatter, scan findings and signature (no
     install)."""
-    from upskill_hub.registry.search import info as run
+    from upskill_hub.publish.readers import info as run
 
     result = run(spec, trust=trust_policy(False, trusted_key, trusted_keys, trusted_ca))
     if output_format is OutputFormat.json:

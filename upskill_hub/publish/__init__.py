@@ -9,7 +9,8 @@ section. Exports load lazily.
 - :mod:`.summary_text`: summary rows per model and how their numbers are written;
 - :mod:`.results_view`: published or local results read back (``load_results``,
   ``compare_results``);
-- :mod:`.dataset_push`: what publishing any run folder to a results dataset needs.
+- :mod:`.dataset_push`: what publishing any run folder to a results dataset needs;
+- :mod:`.readers`: the registry's readers of published lift with the samples check on.
 """
 
 from __future__ import annotations

@@ -6,8 +6,10 @@ or an older commit with identical skill files), and its lift must not be lower t
 reference beyond its own 95% interval, that is, refused when ``new upper bound < reference``.
 The reference is the lift the lock recorded for that model; when the lock has none, the
 published lift of the locked commit itself; when that is unknown too, 0 (the new commit must
-not measurably hurt). Which models: ``--model M`` alone; otherwise every model the lock
-recorded, or, with nothing recorded, every model measured at the new commit.
+not measurably hurt). Only a ``verified`` figure counts (a ``reported`` one too with
+``accept_reported``; an ``inconsistent`` one never). Which models: ``--model M`` alone;
+otherwise every model the lock recorded, or, with nothing recorded, every model measured at the
+new commit.
 """
 
 from __future__ import annotations
@@ -63,11 +65,17 @@ def check_model(
     locked: LockedSkill,
     new: SkillEvidence,
     locked_now: SkillEvidence | None = None,
+    *,
+    accept_reported: bool = False,
 ) -> LiftCheck:
     """The decision for one model (see the module docstring)."""
     reference, source = _reference(model, locked, locked_now)
     measured: ModelEvidence | None = new.for_model(model)
     short = new.commit[:7]
+    if measured is not None and measured.at_this_commit:
+        unchecked = _unchecked(measured, short, accept_reported)
+        if unchecked:
+            return LiftCheck(model, reference, source, None, None, False, unchecked)
     if measured is None or not measured.at_this_commit or measured.lift is None:
         return LiftCheck(
             model,
@@ -97,11 +105,26 @@ def check_model(
     )
 
 
+def _unchecked(measured: ModelEvidence, short: str, accept_reported: bool) -> str | None:
+    """Why a figure at the new commit does not count: inconsistent, or only reported."""
+    why = f" ({measured.verification_note})" if measured.verification_note else ""
+    if measured.verification == "inconsistent":
+        return f"{measured.model}: the published lift at {short} is inconsistent{why}"
+    if measured.verification == "reported" and not accept_reported:
+        return (
+            f"{measured.model}: the published lift at {short} is reported, not verified{why}; "
+            "--accept-reported counts it"
+        )
+    return None
+
+
 def require_lift(
     locked: LockedSkill,
     new: SkillEvidence,
     model: str | None = None,
     locked_now: SkillEvidence | None = None,
+    *,
+    accept_reported: bool = False,
 ) -> list[LiftCheck]:
     """Every check ``update --require-lift`` makes for ``locked`` moving to ``new.commit``
     (the move is allowed when the list is non-empty and all are ok)."""
@@ -118,7 +141,10 @@ def require_lift(
                 f"commit {new.commit[:7]} has no published lift for any model",
             )
         ]
-    return [check_model(name, locked, new, locked_now) for name in names]
+    return [
+        check_model(name, locked, new, locked_now, accept_reported=accept_reported)
+        for name in names
+    ]
 
 
 @dataclass(frozen=True)
@@ -172,17 +198,22 @@ def _reference_text(reference: float, source: str) -> str:
 
 
 def refusal(
-    locked: LockedSkill, found: SkillEvidence, model: str | None, reader: EvidenceReader
+    locked: LockedSkill,
+    found: SkillEvidence,
+    model: str | None,
+    reader: EvidenceReader,
+    *,
+    accept_reported: bool = False,
 ) -> str | None:
     """Why ``update --require-lift`` leaves ``locked`` where it is (None: it may move to
     ``found.commit``). The locked commit's own published lift is looked up only when the lock
     recorded none for a model checked."""
-    checks = require_lift(locked, found, model)
+    checks = require_lift(locked, found, model, accept_reported=accept_reported)
     if any(c.reference_source == "none" for c in checks):
         locked_now = reader.evidence(
             locked.repo_id, locked.commit, skill=locked.name, subpath=locked.subpath
         )
-        checks = require_lift(locked, found, model, locked_now)
+        checks = require_lift(locked, found, model, locked_now, accept_reported=accept_reported)
     failed = [c for c in checks if not c.ok]
     if not failed:
         return None

@@ -10,15 +10,19 @@ with ``datasets``; when a dataset cannot be read, the digest in the card stands 
 says so. The card is read at the head of the default branch: evidence published after a
 commit still speaks for it.
 
-Used by ``info``, ``pull``, ``update --require-lift``, ``outdated``, ``search --model`` and the
-Space. Looking up evidence never fails an install: Hub failures become notes.
+Each figure read from a dataset is then checked against the run's published samples by the
+reader's :class:`~upskill_hub.registry.evidence.verification.Verifier`, if it has one
+(``verification``: ``verified``, ``reported`` or ``inconsistent``; an inconsistent figure
+carries no lift). Used by ``info``, ``pull``, ``update --require-lift``, ``outdated``,
+``search --model`` and the Space. Looking up evidence never fails an install: Hub failures
+become notes.
 """
 
 from __future__ import annotations
 
 import os
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
 from upskill_hub.datasets_quiet import quiet_datasets
@@ -33,6 +37,13 @@ from upskill_hub.registry.evidence.index import (
     runs_from_card_data,
 )
 from upskill_hub.registry.evidence.locked import LockedEvidence
+from upskill_hub.registry.evidence.verification import (
+    Level,
+    RunVerdicts,
+    VerificationCache,
+    Verifier,
+    check_published,
+)
 
 SUMMARY_CONFIG = "summary"
 #: Relations of the measured commit to the one asked about, best first.
@@ -56,13 +67,18 @@ class ModelEvidence:
     relation: str | None = None  # see RELATIONS; None when not compared (search listings)
     behind: int | None = None  # commits between the measured one and ours
     source: str = "dataset"  # where the figures were read: "dataset" or "card"
+    #: How far the figure is checked (:mod:`.verification`); ``inconsistent`` figures carry no
+    #: lift (``claimed_lift`` keeps what the summary said) and the note says why.
+    verification: Level = "reported"
+    verification_note: str | None = None
+    results_owner: str = ""  # the results dataset's namespace
+    skill_owner: str = ""  # the skill repo's namespace
+    claimed_lift: float | None = None  # an inconsistent run's summary lift, never shown as lift
 
     @property
     def reported_by(self) -> str:
-        """Who published the figures: the results dataset's owner (its namespace). Nobody
-        re-measured them; ``results push`` only checks that the summary follows from the
-        published samples."""
-        return self.dataset.split("/", 1)[0] if "/" in self.dataset else (self.dataset or "?")
+        """Who published the figures: the results dataset's owner (its namespace)."""
+        return self.results_owner or _owner(self.dataset)
 
     @property
     def at_this_commit(self) -> bool:
@@ -126,9 +142,19 @@ class SkillEvidence:
 class EvidenceReader:
     """Reads cards, histories, listings and dataset splits once per lookup session."""
 
-    def __init__(self, hub: Hub, *, read_datasets: bool = True) -> None:
+    def __init__(
+        self,
+        hub: Hub,
+        *,
+        read_datasets: bool = True,
+        verifier: Verifier | None = None,
+        cache: VerificationCache | None = None,
+    ) -> None:
         self.hub = hub
         self.read_datasets = read_datasets
+        self.verifier = verifier
+        self.cache = cache if cache is not None else (VerificationCache() if verifier else None)
+        self._verdicts: dict[tuple[str, str], RunVerdicts] = {}
         self._cards: dict[str, list[PublishedRun]] = {}
         self._history: dict[tuple[str, str], list[str]] = {}
         self._listings: dict[tuple[str, str], dict[str, dict[str, str]]] = {}
@@ -162,8 +188,33 @@ class EvidenceReader:
             for m, source in measured:
                 if m.model in chosen:
                     continue
-                chosen[m.model] = _evidence(run, m, relation, behind, source)
-        return SkillEvidence(repo_id, skill, commit, list(chosen.values()), notes)
+                chosen[m.model] = _evidence(repo_id, run, m, relation, behind, source)
+        models = [self._checked(e) for e in chosen.values()]
+        return SkillEvidence(repo_id, skill, commit, models, notes)
+
+    def _checked(self, e: ModelEvidence) -> ModelEvidence:
+        """``e`` with how far its figure is checked against the published samples."""
+        if e.source != "dataset":
+            return e  # reported: the card's digest, its dataset unread
+        if self.verifier is None:
+            return replace(e, verification_note="not checked against the published samples")
+        key = (e.dataset, e.split)
+        if key not in self._verdicts:
+            self._verdicts[key] = check_published(
+                self.hub, self.verifier, self.cache, e.dataset, e.split
+            )
+        v = self._verdicts[key].for_model(e.model)
+        if v.verification == "inconsistent":
+            return replace(
+                e,
+                lift=None,
+                ci_low=None,
+                ci_high=None,
+                claimed_lift=e.lift,
+                verification="inconsistent",
+                verification_note=v.note,
+            )
+        return replace(e, verification=v.verification, verification_note=v.note)
 
     # -- the pieces ----------------------------------------------------------------------------
 
@@ -286,8 +337,17 @@ def _about(run: PublishedRun, skill: str, subpath: str) -> bool:
     return not subpath or not run.skill or run.skill == skill
 
 
+def _owner(repo_id: str) -> str:
+    return repo_id.split("/", 1)[0] if "/" in repo_id else (repo_id or "?")
+
+
 def _evidence(
-    run: PublishedRun, m: MeasuredModel, relation: str | None, behind: int | None, source: str
+    repo_id: str,
+    run: PublishedRun,
+    m: MeasuredModel,
+    relation: str | None,
+    behind: int | None,
+    source: str,
 ) -> ModelEvidence:
     return ModelEvidence(
         model=m.model,
@@ -303,6 +363,13 @@ def _evidence(
         relation=relation,
         behind=behind,
         source=source,
+        verification_note=(
+            "figures from the skill card's digest; not checked against the published samples"
+            if source == "card"
+            else None
+        ),
+        results_owner=_owner(run.dataset),
+        skill_owner=_owner(repo_id),
     )
 
 
@@ -314,9 +381,11 @@ def skill_evidence(
     subpath: str = "",
     hub: Hub | None = None,
     reader: EvidenceReader | None = None,
+    verifier: Verifier | None = None,
 ) -> SkillEvidence:
-    """The published lift of ``skill`` in ``repo_id`` for ``commit`` (see the module doc)."""
-    reader = reader or EvidenceReader(hub or Hub())
+    """The published lift of ``skill`` in ``repo_id`` for ``commit`` (see the module doc),
+    each figure checked by ``verifier`` (none: every figure is ``reported``)."""
+    reader = reader or EvidenceReader(hub or Hub(), verifier=verifier)
     return reader.evidence(repo_id, commit, skill=skill, subpath=subpath)
 
 
@@ -330,7 +399,7 @@ def listed_evidence(repo_id: str, card_data: Any) -> list[ModelEvidence]:
     for run in reversed(runs_from_card_data(card_data)):
         for m in run.models:
             if m.model not in chosen:
-                chosen[m.model] = _evidence(run, m, None, None, "card")
+                chosen[m.model] = _evidence(repo_id, run, m, None, None, "card")
     return list(chosen.values())
 
 

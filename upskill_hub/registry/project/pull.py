@@ -24,6 +24,7 @@ from upskill_hub.errors import LocalModificationsError, LockError, Param, UsageE
 from upskill_hub.hub.client import Hub, parse_spec
 from upskill_hub.registry.evidence.locked import LockedEvidence
 from upskill_hub.registry.evidence.read import EvidenceReader, SkillEvidence
+from upskill_hub.registry.evidence.verification import Verifier
 from upskill_hub.registry.fetch import FetchedSkill, fetch_skills
 from upskill_hub.registry.project.lock import (
     LOCK_FILENAME,
@@ -118,11 +119,14 @@ def pull(
     project_root: Path | None = None,
     hub: Hub | None = None,
     trust: TrustPolicy | None = None,
+    verifier: Verifier | None = None,
 ) -> InstallReport:
     """Fetch ``ns/name[@rev]`` (the named skills, or all), install them and lock the commit.
 
     ``trust`` checks signatures on the staged download before anything is installed
     (:mod:`~upskill_hub.registry.trust.signing`); the signer is recorded in the lock.
+    ``verifier`` checks the published lift shown
+    (:mod:`~upskill_hub.registry.evidence.verification`).
     """
     root = project_root_for(project_root)
     with locked_project(root):
@@ -137,6 +141,7 @@ def pull(
             allow_unsafe=allow_unsafe,
             hub=hub or Hub(),
             trust=trust,
+            verifier=verifier,
         )
 
 
@@ -152,6 +157,7 @@ def _pull(
     allow_unsafe: bool = False,
     hub: Hub,
     trust: TrustPolicy | None = None,
+    verifier: Verifier | None = None,
 ) -> InstallReport:
     """:func:`pull` with the project lock already held."""
     if custom_dir is not None and not is_agent_folder(custom_dir, root):
@@ -180,7 +186,7 @@ def _pull(
             refuse_outside_project([previous], root, global_=global_, action="install")
     fetched, signed = _signatures(fetched, trust, lock)
     explicit = bool(agents) or custom_dir is not None or global_
-    reader = EvidenceReader(hub)
+    reader = EvidenceReader(hub, verifier=verifier)
     found = [reader.evidence(f.repo_id, f.commit, skill=f.name, subpath=f.subpath) for f in fetched]
     done = [
         _install(

@@ -12,6 +12,7 @@ from upskill_hub.errors import LocalModificationsError, Param, UsageError
 from upskill_hub.hub.client import COMMIT_RE, Hub
 from upskill_hub.registry.evidence.gate import refusal
 from upskill_hub.registry.evidence.read import EvidenceReader
+from upskill_hub.registry.evidence.verification import Verifier
 from upskill_hub.registry.fetch import fetch_skills
 from upskill_hub.registry.project.lock import locked_project, read_lock, refuse_outside_project
 from upskill_hub.registry.project.pull import InstalledSkill, InstallReport, _install, _signatures
@@ -35,17 +36,22 @@ def update(
     model: str | None = None,
     trust: TrustPolicy | None = None,
     global_: bool = False,
+    accept_reported: bool = False,
+    verifier: Verifier | None = None,
 ) -> InstallReport:
     """Move the named skills (all when none) to the current commit of their ref.
 
     Edited skills are never touched without ``force``: a named one is an error, and with no
     names they are reported as skipped. With ``require_lift`` a skill moves only when the new
     commit's published lift (on ``model``, else every model the lock recorded) passes
-    :mod:`~upskill_hub.registry.evidence.gate`; the others are skipped with the reason. Locked
-    folders outside the project (user folders) are refused (LockError) unless ``global_``.
+    :mod:`~upskill_hub.registry.evidence.gate`, counting only figures ``verifier`` verified
+    (also ``reported`` ones with ``accept_reported``); the others are skipped with the reason.
+    Locked folders outside the project (user folders) are refused (LockError) unless ``global_``.
     """
     if model and not require_lift:
         raise UsageError(Param("model"), " applies only with ", Param("require_lift"))
+    if accept_reported and not require_lift:
+        raise UsageError(Param("accept_reported"), " applies only with ", Param("require_lift"))
     root = project_root_for(project_root)
     with locked_project(root):
         return _update(
@@ -58,6 +64,8 @@ def update(
             model=model,
             trust=trust,
             global_=global_,
+            accept_reported=accept_reported,
+            verifier=verifier,
         )
 
 
@@ -72,13 +80,15 @@ def _update(
     model: str | None = None,
     trust: TrustPolicy | None = None,
     global_: bool = False,
+    accept_reported: bool = False,
+    verifier: Verifier | None = None,
 ) -> InstallReport:
     """:func:`update` with the project lock held."""
     lock = read_lock(root)
     chosen = locked_skills(lock, names)
     refuse_outside_project(chosen, root, global_=global_, action="update")
     report: list[InstalledSkill] = []
-    reader = EvidenceReader(hub)
+    reader = EvidenceReader(hub, verifier=verifier)
     for locked in chosen:
         state = skill_state(root, locked)
         if state.modified and not force:
@@ -112,7 +122,11 @@ def _update(
             found = reader.evidence(
                 locked.repo_id, current, skill=locked.name, subpath=locked.subpath
             )
-            reason = refusal(locked, found, model, reader) if require_lift else None
+            reason = (
+                refusal(locked, found, model, reader, accept_reported=accept_reported)
+                if require_lift
+                else None
+            )
             if reason is not None:
                 skipped = InstalledSkill.unchanged(locked)
                 report.append(replace(skipped, status="skipped", detail=reason, evidence=found))
