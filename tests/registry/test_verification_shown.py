@@ -17,23 +17,23 @@ from typing import Any
 
 import pytest
 
-from tests.publish.run_folders import make_run_folder
 from tests.registry.conftest import CliResult
-from tests.registry.published_skill import CASES, CLAUDE, GPT, SkillRepo
+from tests.registry.published_skill import CLAUDE, GPT, SkillRepo
+from tests.support.honest_runs import contains_case, judged_case, write_run_folder
 from upskill_hub.hub.client import Hub
 from upskill_hub.publish.dataset_push import push_config_rows
 from upskill_hub.publish.readers import published_verifier
 from upskill_hub.publish.results_dataset import config_schema, push_results
 from upskill_hub.registry.evidence.read import EvidenceReader, load_summary_split
 from upskill_hub.registry.evidence.verification import RunCheck, VerificationCache
-from upskill_hub.skill.testcases import TestCase
+from upskill_hub.skill.testcases import TestCase, TestSuite, dump_suite
 
 RunCli = Callable[..., CliResult]
-#: The same ten cases graded by a judge: nothing a reader can re-grade offline.
-JUDGED = tuple(
-    TestCase(id=c.id, input=c.input, assertions=({"type": "judge", "rubric": "says 227"},))
-    for c in CASES
-)
+CHECKED = tuple(contains_case(f"case-{i:02d}", f"question {i}") for i in range(10))
+#: The same questions graded by a judge: nothing a reader can re-grade offline.
+JUDGED = tuple(judged_case(c.id, c.input) for c in CHECKED)
+#: Every baseline answer fails, every with-skill one passes: lift +100 pts.
+RATES = {"baseline": 0.0, "with_skill": 1.0}
 
 pytestmark = pytest.mark.slow
 
@@ -43,18 +43,29 @@ def skill_repo(tmp_path: Path, unique_repo_id: str) -> SkillRepo:
     return SkillRepo(tmp_path, unique_repo_id)
 
 
-def _judged_run(repo: SkillRepo, commit: str) -> Path:
+def _push(repo: SkillRepo, cases: tuple[TestCase, ...], text: str | None = None) -> str:
+    """Push the skill with ``cases`` as its own tests (what a run's tests are checked against)."""
+    (repo.folder / "skill_meta.json").write_text(
+        dump_suite(TestSuite(list(cases), {})), encoding="utf-8"
+    )
+    return repo.push(text)
+
+
+def _publish(repo: SkillRepo, commit: str, cases: tuple[TestCase, ...]) -> str:
+    """An honest run of ``cases`` at ``commit``, published with ``results push``; its split."""
     repo.runs += 1
-    return make_run_folder(
-        repo.tmp / f"judged{repo.runs}",
+    run = write_run_folder(
+        repo.tmp / f"runs{repo.runs}",
         f"2026112{repo.runs}-000000-{repo.name}",
         repo_id=repo.repo_id,
         revision=commit,
-        started_at=f"2026-11-2{repo.runs}T00:00:00Z",
-        cases=JUDGED,
+        cases=cases,
         models=(GPT, CLAUDE),
-        chart=False,
+        runs=2,
+        rates=RATES,
+        started_at=f"2026-11-2{repo.runs}T00:00:00Z",
     )
+    return push_results(run, repo.dataset, update_skill_card=True).split
 
 
 def _models(result: CliResult) -> dict[str, dict[str, Any]]:
@@ -64,8 +75,8 @@ def _models(result: CliResult) -> dict[str, dict[str, Any]]:
 
 
 def test_an_honest_run_shows_verified(skill_repo: SkillRepo, run_cli: RunCli) -> None:
-    v1 = skill_repo.push()
-    skill_repo.publish(v1, ())  # every with-skill answer holds "227", every baseline's not
+    v1 = _push(skill_repo, CHECKED)
+    _publish(skill_repo, v1, CHECKED)
     models = _models(run_cli("info", skill_repo.repo_id, "--format", "json"))
     gpt = models[GPT]
     assert gpt["verification"] == "verified" and gpt["verification_note"] is None
@@ -79,8 +90,8 @@ def test_an_honest_run_shows_verified(skill_repo: SkillRepo, run_cli: RunCli) ->
 def test_an_edited_summary_is_inconsistent_and_not_shown(
     skill_repo: SkillRepo, run_cli: RunCli
 ) -> None:
-    v1 = skill_repo.push()
-    split = skill_repo.publish(v1, ())
+    v1 = _push(skill_repo, CHECKED)
+    split = _publish(skill_repo, v1, CHECKED)
     hub = Hub()
     rows = load_summary_split(hub, skill_repo.dataset, split)
     for row in rows:  # the owner claims more for the baseline arm's pass rate
@@ -102,8 +113,8 @@ def test_an_edited_summary_is_inconsistent_and_not_shown(
 
 
 def test_a_judge_graded_run_is_reported(skill_repo: SkillRepo, run_cli: RunCli) -> None:
-    v1 = skill_repo.push()
-    push_results(_judged_run(skill_repo, v1), skill_repo.dataset, update_skill_card=True)
+    v1 = _push(skill_repo, JUDGED)
+    _publish(skill_repo, v1, JUDGED)
     models = _models(run_cli("info", skill_repo.repo_id, "--format", "json"))
     assert models[GPT]["verification"] == "reported"
     assert "judge" in models[GPT]["verification_note"]
@@ -115,11 +126,11 @@ def test_a_judge_graded_run_is_reported(skill_repo: SkillRepo, run_cli: RunCli) 
 def test_require_lift_counts_reported_figures_only_when_accepted(
     skill_repo: SkillRepo, run_cli: RunCli, project: Path
 ) -> None:
-    v1 = skill_repo.push()
+    v1 = _push(skill_repo, JUDGED)
     pulled = run_cli("pull", skill_repo.repo_id, "--project", str(project))
     assert pulled.code == 0, pulled.stderr
-    v2 = skill_repo.push("print('version 2')\n")
-    push_results(_judged_run(skill_repo, v2), skill_repo.dataset, update_skill_card=True)
+    v2 = _push(skill_repo, JUDGED, "print('version 2')\n")
+    _publish(skill_repo, v2, JUDGED)
 
     refused = run_cli(
         "update", "--require-lift", "--model", GPT, "--project", str(project), "--format", "json"
@@ -167,8 +178,8 @@ class Counting:
 def test_a_second_reader_uses_the_cache(
     skill_repo: SkillRepo, run_cli: RunCli, tmp_path: Path
 ) -> None:
-    v1 = skill_repo.push()
-    skill_repo.publish(v1, ())
+    v1 = _push(skill_repo, CHECKED)
+    _publish(skill_repo, v1, CHECKED)
     cache = VerificationCache(tmp_path / "verification")
     first, second = Counting(), Counting()
     seen = EvidenceReader(Hub(), verifier=first, cache=cache).evidence(skill_repo.repo_id, v1)
@@ -191,8 +202,8 @@ def test_a_second_reader_uses_the_cache(
 def test_the_front_door_checks_like_the_cli(skill_repo: SkillRepo) -> None:
     from upskill_hub import info, skill_evidence
 
-    v1 = skill_repo.push()
-    skill_repo.publish(v1, ())
+    v1 = _push(skill_repo, CHECKED)
+    _publish(skill_repo, v1, CHECKED)
     [skill] = info(skill_repo.repo_id).skills
     assert skill.evidence is not None
     assert {m.verification for m in skill.evidence.models} == {"verified"}
