@@ -63,6 +63,7 @@ if TYPE_CHECKING:  # the names of _EXPORTS, for type checkers (``X as X``: re-ex
     from upskill_hub.errors import UnsafeSkillError as UnsafeSkillError
     from upskill_hub.errors import UpskillHubError as UpskillHubError
     from upskill_hub.errors import UsageError as UsageError
+    from upskill_hub.errors import VerificationUndeterminedError as VerificationUndeterminedError
     from upskill_hub.evaluation.agent import AgentSettings as AgentSettings
     from upskill_hub.evaluation.config import EvalConfig as EvalConfig
     from upskill_hub.evaluation.eval_result import EvalResult as EvalResult
@@ -149,6 +150,7 @@ _EXPORTS = {
     "UndeterminedError": "upskill_hub.errors",
     "UnknownModelError": "upskill_hub.errors",
     "UnsafeSkillError": "upskill_hub.errors",
+    "VerificationUndeterminedError": "upskill_hub.errors",
     "TeacherError": "upskill_hub.generate.teacher",
     "InconsistentRunError": "upskill_hub.publish.run_consistency",
     "ScanRefusedError": "upskill_hub.registry.fetch",

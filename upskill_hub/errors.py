@@ -138,6 +138,11 @@ class UndeterminedError(UpskillHubError):
     exit_code = 2
 
 
+class VerificationUndeterminedError(UndeterminedError):
+    """``results verify`` could not check a run: the dataset or its split cannot be read, or it
+    holds no samples. Exit 2: "could not tell" is never "verified"."""
+
+
 class LocalModificationsError(UpskillHubError):
     """An installed skill was edited locally; ``force`` overwrites."""
 

@@ -1,22 +1,26 @@
 """Run folders built by hand, in the layout ``upskill_hub.evaluation.run.folder`` documents.
 
 The content is realistic (two models, three cases, two runs, both arms, contains/regex
-assertions, one errored request) but needs no live model: samples are scripted, and
-summary.json and lift.png come from the evaluation's own statistics and chart code.
+assertions, one errored request) but needs no live model: the answers are scripted (one that
+meets every check, or one that meets none), graded by the evaluation's own assertions, and
+summary.json and lift.png come from its own statistics and chart code, so every run folder
+made here verifies (``results verify``).
 """
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import json
 import shlex
 from pathlib import Path
 
 from upskill_hub.atomic_io import atomic_write_bytes
+from upskill_hub.evaluation.assertions import CheckContext, check_all, outcome_of
 from upskill_hub.evaluation.report.chart import render_lift_chart
 from upskill_hub.evaluation.run.folder import FORMAT_VERSION, RunFolder
 from upskill_hub.evaluation.stats.summarize import STATS_VERSION, summarize
-from upskill_hub.evaluation.types import AssertionResult, Sample
+from upskill_hub.evaluation.types import Sample
 from upskill_hub.skill.testcases import TestCase
 
 
@@ -31,20 +35,20 @@ CASES = (
         id="build-toml",
         input="Write the build.toml for a CUDA kernel named relu targeting H100.",
         assertions=(
-            {"type": "contains", "value": ["[general]", "edition = 5"]},
+            {"type": "contains", "values": ["[general]", "edition = 5"]},
             {"type": "regex", "pattern": 'cuda-capabilities\\s*=\\s*\\["9.0"\\]'},
         ),
     ),
     TestCase(
         id="arch-guard",
         input="How do I guard Hopper-only code in a .cu file?",
-        assertions=({"type": "contains", "value": "__CUDA_ARCH__ >= 900"},),
+        assertions=({"type": "contains", "values": ["__CUDA_ARCH__ >= 900"]},),
     ),
     TestCase(
         id="smem",
         input="How much shared memory per block can an H100 kernel use?",
         files={"notes.md": "We launch 256 threads per block."},
-        assertions=({"type": "contains", "value": "227"},),
+        assertions=({"type": "contains", "values": ["227"]},),
     ),
 )
 SKILL_ANSWER = (
@@ -80,28 +84,21 @@ def _sample(
             finished_at="2026-11-22T01:31:40Z",
         )
     passed = _passes(model, case, run, arm, skill_fails)
-    results = [
-        AssertionResult(
-            str(spec["type"]),
-            "pass" if passed else "fail",
-            "all expected text found" if passed else f"{spec['type']}: expected text not found",
-        )
-        for spec in case.assertions
-    ]
-    text = (
-        output if output is not None else (SKILL_ANSWER if arm == "with_skill" else BASELINE_ANSWER)
-    )
+    # the answer given, else one that meets every check of the case, or one that meets none
+    text = output if output is not None else SKILL_ANSWER if passed else BASELINE_ANSWER
+    tokens = 188 if arm == "baseline" else 141
+    results = asyncio.run(check_all(case.assertions, text, CheckContext(case, tokens)))
     return Sample(
         model=model,
         case_id=case.id,
         run=run,
         arm=arm,  # type: ignore[arg-type]
         prompt_hash=hashlib.sha256(f"{case.id}/{arm}".encode()).hexdigest(),
-        outcome="pass" if passed else "fail",
+        outcome=outcome_of(results),
         output=text,
         assertions=results,
         input_tokens=412 if arm == "baseline" else 1630,
-        output_tokens=188 if arm == "baseline" else 141,
+        output_tokens=tokens,
         latency_s=1.25 if arm == "baseline" else 1.6,
         finished_at=f"2026-11-22T01:31:0{run}Z",
     )

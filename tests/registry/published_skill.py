@@ -23,7 +23,7 @@ CASES = tuple(
     TestCase(
         id=f"case-{i:02d}",
         input=f"question {i}",
-        assertions=({"type": "contains", "value": "227"},),
+        assertions=({"type": "contains", "values": ["227"]},),
     )
     for i in range(10)
 )

@@ -1,4 +1,5 @@
-"""``results push | show | compare``: publish a run folder as a Hub dataset and read it back.
+"""``results push | show | compare | verify``: publish a run folder as a Hub dataset, read it
+back, and check its figures.
 
 Thin adapter over :mod:`upskill_hub.publish`; datasets and huggingface_hub are imported only
 when a command runs. Errors propagate to ``cli.main``, which prints one line.
@@ -15,6 +16,7 @@ from upskill_hub.cli.output import OutputFormat, console, err_console, print_jso
 
 if TYPE_CHECKING:
     from upskill_hub.publish.results_view import ModelComparison, RunResults
+    from upskill_hub.publish.verify import RunVerification
 
 FORMAT_OPTION = typer.Option(OutputFormat.text, "--format", help="Output format: text or json.")
 
@@ -171,6 +173,72 @@ def compare(
         )
         return
     _print_comparison(run_a, run_b, rows)
+
+
+@results_app.command("verify")
+def verify(
+    source: str = typer.Argument(
+        ..., help="A run folder, or a results dataset NS/NAME[:split] (default: every run)."
+    ),
+    compile_: bool = typer.Option(
+        False,
+        "--compile",
+        help="Also re-run 'compiles' checks, in the compile sandbox (published answers are "
+        "untrusted code: never without this flag).",
+    ),
+    output_format: OutputFormat = FORMAT_OPTION,
+) -> None:
+    """Recompute a run's figures from its samples and re-grade its answers against its tests.
+
+    Exit 0 when everything agrees (each model verified or reported), 1 when something
+    disagrees (the first disagreements are named), 2 when it cannot tell."""
+    from upskill_hub.errors import UsageError
+    from upskill_hub.publish.verify import verify_dataset, verify_published, verify_run_dir
+
+    path = Path(source).expanduser()
+    if path.exists():
+        runs = [verify_run_dir(path, compile=compile_)]
+    else:
+        repo, sep, split = source.partition(":")
+        if "/" not in repo or repo.startswith((".", "/", "~")) or (sep and not split):
+            raise UsageError(f"{source}: no such run folder (nor a Hub dataset id NS/NAME[:split])")
+        from upskill_hub.hub.client import Hub
+
+        hub = Hub()
+        if split:
+            runs = [verify_published(hub, repo, split, compile=compile_)]
+        else:
+            runs = verify_dataset(hub, repo, compile=compile_)
+    failed = any(r.status == "inconsistent" for r in runs)
+    if output_format is OutputFormat.json:
+        print_json({"status": _worst_status(runs), "runs": [r.to_dict() for r in runs]})
+    else:
+        _print_verification(runs)
+    raise typer.Exit(1 if failed else 0)
+
+
+def _worst_status(runs: list[RunVerification]) -> str:
+    order = ("verified", "reported", "inconsistent")
+    return max((r.status for r in runs), key=order.index, default="reported")
+
+
+def _print_verification(runs: list[RunVerification]) -> None:
+    out = console()
+    for run in runs:
+        where = f"{run.source}:{run.split}" if run.split else run.source
+        at = f" @ {run.commit[:12]}" if run.commit else ""
+        out.print(f"{where}{at}: {run.status}", highlight=False, markup=False)
+        for m in run.models:
+            out.print(
+                f"  {m.model}: {m.verification} ({m.agreed} of {m.regraded} re-graded samples "
+                f"agree, {m.not_regradable} not re-gradable)",
+                highlight=False,
+                markup=False,
+            )
+        for note in run.notes:
+            out.print(f"  note: {note}", highlight=False, markup=False, soft_wrap=True)
+        for problem in run.problems:
+            out.print(f"  ✗ {problem}", highlight=False, markup=False, soft_wrap=True)
 
 
 def _print_summary(results: RunResults) -> None:

@@ -1,7 +1,8 @@
 """What publishing a run folder to a results dataset needs whatever the run: the dataset's repo id
 and split name, rows checked against their schema and pushed as one config's split with
 ``datasets``, the card rewritten with files beside it in one commit, and the run folder's files
-read and refused when they hold a symbolic link. ``datasets`` is imported only when pushing."""
+read and refused when they hold a symbolic link; and a config's splits read back
+(:func:`load_splits`). ``datasets`` is imported only when pushing or reading."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from upskill_hub.errors import HubError, UsageError
+from upskill_hub.errors import HubError, RepoNotFoundError, UsageError
 from upskill_hub.secrets import Redactor
 from upskill_hub.skill.schemas import load_schema, schema_errors
 
@@ -170,3 +171,42 @@ def read_run_json(path: Path) -> Any:
         return json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError) as exc:
         raise UsageError(f"{path}: unreadable ({type(exc).__name__})") from None
+
+
+def load_splits(
+    repo_id: str, config: str, *, revision: str | None = None, split: str | None = None
+) -> dict[str, list[dict[str, Any]]] | None:
+    """Every split of ``config`` as rows, or only ``split`` (``{}`` when there is no such
+    split), at ``revision`` (default: the latest); None when the dataset has no such config.
+    Hub failures become typed one-line errors."""
+    from datasets import load_dataset
+    from datasets.exceptions import DatasetNotFoundError
+
+    from upskill_hub.datasets_quiet import quiet_datasets
+    from upskill_hub.hub.client import Hub
+
+    hub = Hub()
+    try:
+        with quiet_datasets():
+            loaded = load_dataset(repo_id, config, revision=revision, split=split)
+    except DatasetNotFoundError as exc:
+        message = f"{repo_id}: no such dataset on {hub.endpoint} (private ones need HF_TOKEN)"
+        raise RepoNotFoundError(message) from exc
+    except ConnectionError as exc:
+        raise HubError(
+            f"{repo_id}: cannot reach the Hub at {hub.endpoint}; check the network or HF_ENDPOINT"
+        ) from exc
+    except ValueError as exc:
+        if split is not None and "split" in str(exc).lower():
+            return {}
+        if "config" in str(exc).lower():
+            return None
+        raise
+    except Exception as exc:
+        mapped = hub.map_error(exc, repo_id=repo_id, action="load the summary")
+        if mapped is None:
+            raise
+        raise mapped from exc
+    if split is not None:
+        return {split: loaded.to_list()}
+    return {name: ds.to_list() for name, ds in loaded.items()}

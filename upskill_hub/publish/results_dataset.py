@@ -19,7 +19,6 @@ from upskill_hub.datasets_quiet import quiet_datasets
 from upskill_hub.errors import Param, UsageError
 from upskill_hub.evaluation.run.folder import SAMPLES_FILE, RunRecord, load_run
 from upskill_hub.evaluation.run.records import RunSummary
-from upskill_hub.formatting import verdict_interval
 from upskill_hub.publish.dataset_push import (
     PushedResults,
     check_rows,
@@ -29,8 +28,9 @@ from upskill_hub.publish.dataset_push import (
     split_name,
     write_card,
 )
-from upskill_hub.publish.run_consistency import refuse_inconsistent
+from upskill_hub.publish.summary_text import model_rows
 from upskill_hub.publish.trigger_results import push_trigger_results
+from upskill_hub.publish.verify import refuse_unverified
 from upskill_hub.secrets import Redactor
 
 if TYPE_CHECKING:
@@ -114,58 +114,19 @@ def sample_rows(record: RunRecord, redactor: Redactor | None = None) -> list[dic
     return rows
 
 
-def _arm_row(arm: dict[str, Any]) -> dict[str, Any]:
-    ci = arm.get("ci95") or [0.0, 1.0]
-    tokens = arm.get("tokens") or {}
-    return {
-        "pass_rate": arm.get("pass_rate"),
-        "ci_low": float(ci[0]),
-        "ci_high": float(ci[1]),
-        "passed": int(arm.get("passed", 0)),
-        "total": int(arm.get("total", 0)),
-        "errors": int(arm.get("errors", 0)),
-        "input_tokens": tokens.get("input"),
-        "output_tokens": tokens.get("output"),
-        "latency_s": arm.get("latency_s"),
-    }
-
-
 def summary_rows(record: RunRecord, redactor: Redactor | None = None) -> list[dict[str, Any]]:
     """One ``summary`` row per model and arm (schema ``summary``), from summary.json, secrets
     scrubbed as in :func:`sample_rows`."""
     redactor = redactor or Redactor()
     summary = record.summary or RunSummary()
     base = {"run_id": run_id_of(record), **_skill_fields(record)}
-    rows = []
-    for model in summary.models:
-        # the interval that goes with the verdict: Holm-adjusted when several models were
-        # measured (summary.json keeps the unadjusted 95% one in lift_ci95)
-        lift_ci = verdict_interval(model) or [None, None]
-        shared = {
-            "lift": model.get("lift"),
-            "lift_ci_low": lift_ci[0],
-            "lift_ci_high": lift_ci[1],
-            "token_savings": model.get("token_savings"),
-            "verdict": str(model.get("verdict") or ""),
-            "complete": summary.complete,
-            "started_at": record.info.started_at,
-            "finished_at": record.info.finished_at,
-            "tool_version": _tool_version(record),
-        }
-        for arm in ("baseline", "with_skill"):
-            if model.get(arm) is None:
-                continue
-            row = {
-                **base,
-                "model": str(model["model"]),
-                "arm": arm,
-                "runs": int(model.get("runs", 0)),
-                "cases": int(model.get("cases", 0)),
-                **_arm_row(model[arm]),
-                **shared,
-            }
-            rows.append(redactor.scrub(row))
-    return rows
+    run = {
+        "complete": summary.complete,
+        "started_at": record.info.started_at,
+        "finished_at": record.info.finished_at,
+        "tool_version": _tool_version(record),
+    }
+    return [redactor.scrub(row) for model in summary.models for row in model_rows(model, base, run)]
 
 
 def _push_split(
@@ -246,7 +207,7 @@ def push_results(
             " apply only with ",
             Param("update_skill_card"),
         )
-    refuse_inconsistent(record)  # a summary edited by hand never reaches the dataset
+    refuse_unverified(record)  # an edited summary, answer or test file never reaches the dataset
     redactor = Redactor([token])
     split = split_name(run_id_of(record))
     samples = sample_rows(record, redactor)

@@ -19,7 +19,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from upskill_hub.errors import HubError, Param, RepoNotFoundError, UsageError
+from upskill_hub.errors import Param, UsageError
+from upskill_hub.publish.dataset_push import load_splits
 from upskill_hub.publish.summary_text import ModelResult, by_model
 
 
@@ -230,12 +231,12 @@ def _hub(repo: str, split: str | None, *, evals_only: bool) -> RunResults | Trig
     from upskill_hub.publish.trigger_results import TRIGGERS_CONFIG
 
     repo_id = dataset_repo_id(repo)
-    evals = _load_splits(repo_id, SUMMARY_CONFIG)
+    evals = load_splits(repo_id, SUMMARY_CONFIG)
     if evals and split is None and evals_only:
         split = _latest(evals)
     if evals and split in evals:
         return RunResults(repo_id, split, evals[split])
-    triggers = _load_splits(repo_id, TRIGGERS_CONFIG)
+    triggers = load_splits(repo_id, TRIGGERS_CONFIG)
     if evals is None and triggers is None:
         raise UsageError(
             f"{repo_id}: not a results dataset (no '{SUMMARY_CONFIG}' or '{TRIGGERS_CONFIG}' "
@@ -276,38 +277,6 @@ def trigger_summary_of(rows: list[dict[str, Any]], source: str, split: str) -> d
         "models": [stats_from_counts(m, counts).to_dict() for m, counts in by_model.items()],
         "errors": sum(int(r["errors"]) for r in rows),
     }
-
-
-def _load_splits(repo_id: str, config: str) -> dict[str, list[dict[str, Any]]] | None:
-    """Every split of ``config`` as rows (None when the dataset has no such config); Hub
-    failures become typed one-line errors."""
-    from datasets import load_dataset
-    from datasets.exceptions import DatasetNotFoundError
-
-    from upskill_hub.datasets_quiet import quiet_datasets
-    from upskill_hub.hub.client import Hub
-
-    hub = Hub()
-    try:
-        with quiet_datasets():
-            loaded = load_dataset(repo_id, config)
-    except DatasetNotFoundError as exc:
-        message = f"{repo_id}: no such dataset on {hub.endpoint} (private ones need HF_TOKEN)"
-        raise RepoNotFoundError(message) from exc
-    except ConnectionError as exc:
-        raise HubError(
-            f"{repo_id}: cannot reach the Hub at {hub.endpoint}; check the network or HF_ENDPOINT"
-        ) from exc
-    except ValueError as exc:
-        if "config" in str(exc).lower():
-            return None
-        raise
-    except Exception as exc:
-        mapped = hub.map_error(exc, repo_id=repo_id, action="load the summary")
-        if mapped is None:
-            raise
-        raise mapped from exc
-    return {name: ds.to_list() for name, ds in loaded.items()}
 
 
 def _latest(runs: dict[str, list[dict[str, Any]]]) -> str:

@@ -23,9 +23,13 @@ from upskill_hub.evaluation.run.folder import RunRecord, load_run
 __all__ = [
     "InconsistentRunError",
     "check_run_consistency",
+    "refuse",
     "refuse_inconsistent",
     "refuse_inconsistent_triggers",
+    "same_figure",
+    "shown_value",
     "summary_problems",
+    "summary_problems_by_model",
     "trigger_summary_problems",
 ]
 
@@ -64,20 +68,27 @@ def check_run_consistency(run_dir: Path) -> list[str]:
 
 def summary_problems(record: RunRecord) -> list[str]:
     """:func:`check_run_consistency` of a run folder already read."""
+    run, per_model = summary_problems_by_model(record)
+    return run + [p for problems in per_model.values() for p in problems]
+
+
+def summary_problems_by_model(record: RunRecord) -> tuple[list[str], dict[str, list[str]]]:
+    """:func:`summary_problems` split in two: those of the whole run (counts, stats version,
+    models missing on either side) and those of each model measured in both."""
     from upskill_hub.evaluation.stats.summarize import STATS_VERSION, summarize
     from upskill_hub.evaluation.stats.tallies import SampleCounts
 
     where = record.folder.summary_file
     summary = record.summary
     if summary is None:
-        return [f"{where}: missing"]
+        return [f"{where}: missing"], {}
     problems: list[str] = []
     if summary.stats_version != STATS_VERSION:
         problems.append(
             f"{where}: stats_version {summary.stats_version!r} is not {STATS_VERSION}, the "
             "statistics this version can check; resume the run to write it again"
         )
-        return problems
+        return problems, {}
     counts = SampleCounts.of(record.samples)
     _compare(problems, f"{where}: samples", summary.samples, counts.samples)
     _compare(problems, f"{where}: errors", summary.errors, counts.errors)
@@ -93,9 +104,11 @@ def summary_problems(record: RunRecord) -> list[str]:
         problems.append(f"{where}: model {name!r} has no samples in {record.folder.samples_file}")
     for name in sorted(set(ours) - set(claimed)):
         problems.append(f"{where}: model {name!r} has samples but no summary")
+    per_model: dict[str, list[str]] = {}
     for name in sorted(set(ours) & set(claimed)):
-        _compare_model(problems, f"{where}: {name}", claimed[name], ours[name])
-    return problems
+        per_model[name] = []
+        _compare_model(per_model[name], f"{where}: {name}", claimed[name], ours[name])
+    return problems, per_model
 
 
 def _compare_model(
@@ -113,23 +126,25 @@ def _compare_model(
 
 
 def _compare(problems: list[str], where: str, claimed: Any, ours: Any) -> None:
-    if not _same(claimed, ours):
-        problems.append(f"{where} says {_shown(claimed)}, the samples give {_shown(ours)}")
+    if not same_figure(claimed, ours):
+        problems.append(
+            f"{where} says {shown_value(claimed)}, the samples give {shown_value(ours)}"
+        )
 
 
-def _same(a: Any, b: Any) -> bool:
+def same_figure(a: Any, b: Any) -> bool:
     if isinstance(a, bool) or isinstance(b, bool):
         return a is b
-    if isinstance(a, dict) and isinstance(b, dict):
-        return a.keys() == b.keys() and all(_same(a[k], b[k]) for k in a)
+    if isinstance(a, dict) and isinstance(b, dict):  # keys both have: old and new summaries
+        return all(same_figure(a[k], b[k]) for k in a.keys() & b.keys())
     if isinstance(a, int | float) and isinstance(b, int | float):
         return math.isclose(float(a), float(b), rel_tol=0, abs_tol=_TOLERANCE)
     if isinstance(a, list | tuple) and isinstance(b, list | tuple):
-        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b, strict=True))
+        return len(a) == len(b) and all(same_figure(x, y) for x, y in zip(a, b, strict=True))
     return bool(a == b)
 
 
-def _shown(value: Any) -> str:
+def shown_value(value: Any) -> str:
     text = repr(value)
     return text if len(text) <= 60 else text[:57] + "..."
 
@@ -175,20 +190,23 @@ def trigger_summary_problems(run_dir: Path) -> list[str]:
 
 def refuse_inconsistent(record: RunRecord) -> None:
     """InconsistentRunError naming the first few problems, when there are any."""
-    _refuse(summary_problems(record), "summary.json does not follow from samples.jsonl")
+    refuse(summary_problems(record), "summary.json does not follow from samples.jsonl")
 
 
 def refuse_inconsistent_triggers(run_dir: Path) -> None:
     """InconsistentRunError when a trigger eval's summary does not follow from its samples."""
-    _refuse(
+    refuse(
         trigger_summary_problems(run_dir),
         "trigger_summary.json does not follow from trigger_samples.jsonl",
     )
 
 
-def _refuse(problems: list[str], what: str) -> None:
+def refuse(problems: list[str], what: str, *, total: int | None = None) -> None:
+    """InconsistentRunError "refusing to publish: ``what``" naming the first problems (and how
+    many more of ``total``), when there are any."""
     if problems:
-        more = f" (+{len(problems) - _SHOWN} more)" if len(problems) > _SHOWN else ""
+        total = len(problems) if total is None else total
+        more = f" (+{total - _SHOWN} more)" if total > _SHOWN else ""
         raise InconsistentRunError(
             f"refusing to publish: {what}: " + "; ".join(problems[:_SHOWN]) + more,
             problems=problems,

@@ -1,6 +1,8 @@
 """Summary rows per model, and how their numbers are written in cards and tables.
 
-A summary row is one model in one arm (see ``schemas/summary.schema.json``); people read them
+A summary row is one model in one arm (see ``schemas/summary.schema.json``), built from a
+summary.json ``models`` entry by :func:`model_rows` (what ``results push`` publishes and
+``results verify`` recomputes); people read them
 per model: baseline beside with-skill, then the lift. Numbers are written by
 :mod:`upskill_hub.formatting` (``85% [62, 95]``, ``+33 pts [+5, +56]``), tokens as the mean
 input + output tokens per graded sample.
@@ -12,7 +14,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from upskill_hub.formatting import NONE, cases_runs, lift, percent, points, rate
+from upskill_hub.formatting import NONE, cases_runs, lift, percent, points, rate, verdict_interval
 
 __all__ = [
     "NONE",
@@ -100,3 +102,53 @@ def tokens_pair(result: ModelResult) -> str:
     if result.baseline is None:
         return tokens(result.with_skill)
     return f"{tokens(result.baseline)} → {tokens(result.with_skill)}"
+
+
+def arm_row(arm: dict[str, Any]) -> dict[str, Any]:
+    ci = arm.get("ci95") or [0.0, 1.0]
+    tokens = arm.get("tokens") or {}
+    return {
+        "pass_rate": arm.get("pass_rate"),
+        "ci_low": float(ci[0]),
+        "ci_high": float(ci[1]),
+        "passed": int(arm.get("passed", 0)),
+        "total": int(arm.get("total", 0)),
+        "errors": int(arm.get("errors", 0)),
+        "input_tokens": tokens.get("input"),
+        "output_tokens": tokens.get("output"),
+        "latency_s": arm.get("latency_s"),
+    }
+
+
+def model_rows(
+    model: dict[str, Any], base: dict[str, Any], run: dict[str, Any]
+) -> list[dict[str, Any]]:
+    """The ``summary`` rows of one summary.json ``models`` entry, one per arm it has: ``base``
+    (run id and skill fields) first, ``run`` (completeness, times, tool version) last."""
+    # the interval that goes with the verdict: Holm-adjusted when several models were
+    # measured (summary.json keeps the unadjusted 95% one in lift_ci95)
+    lift_ci = verdict_interval(model) or [None, None]
+    shared = {
+        "lift": model.get("lift"),
+        "lift_ci_low": lift_ci[0],
+        "lift_ci_high": lift_ci[1],
+        "token_savings": model.get("token_savings"),
+        "verdict": str(model.get("verdict") or ""),
+        **run,
+    }
+    rows = []
+    for arm in ("baseline", "with_skill"):
+        if model.get(arm) is None:
+            continue
+        rows.append(
+            {
+                **base,
+                "model": str(model["model"]),
+                "arm": arm,
+                "runs": int(model.get("runs", 0)),
+                "cases": int(model.get("cases", 0)),
+                **arm_row(model[arm]),
+                **shared,
+            }
+        )
+    return rows
