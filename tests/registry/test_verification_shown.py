@@ -129,8 +129,8 @@ def test_require_lift_counts_reported_figures_only_when_accepted(
     v1 = _push(skill_repo, JUDGED)
     pulled = run_cli("pull", skill_repo.repo_id, "--project", str(project))
     assert pulled.code == 0, pulled.stderr
-    v2 = _push(skill_repo, JUDGED, "print('version 2')\n")
-    _publish(skill_repo, v2, JUDGED)
+    _push(skill_repo, JUDGED, "print('version 2')\n")
+    _publish(skill_repo, skill_repo.head(), JUDGED)
 
     refused = run_cli(
         "update", "--require-lift", "--model", GPT, "--project", str(project), "--format", "json"
@@ -155,7 +155,8 @@ def test_require_lift_counts_reported_figures_only_when_accepted(
     )
     assert moved.code == 0, moved.stderr
     [done] = moved.json()["skills"]
-    assert done["commit"] == v2
+    # the head: the card update after v2, with v2's skill files
+    assert done["status"] == "installed" and done["commit"] == skill_repo.head() != v1
 
 
 def test_accept_reported_applies_only_with_require_lift(project: Path, run_cli: RunCli) -> None:
