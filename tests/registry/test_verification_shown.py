@@ -109,7 +109,7 @@ def test_an_edited_summary_is_inconsistent_and_not_shown(
     assert models[CLAUDE]["verification"] == "verified"
     text = run_cli("info", skill_repo.repo_id)
     assert f"{GPT}  lift not shown · inconsistent" in text.stdout
-    assert f"note: {GPT}: the published figures do not follow" in text.stdout
+    assert f"note: {GPT}: does not check out against its published samples" in text.stdout
 
 
 def test_a_judge_graded_run_is_reported(skill_repo: SkillRepo, run_cli: RunCli) -> None:

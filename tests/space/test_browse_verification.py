@@ -38,7 +38,12 @@ def test_badges_notes_and_the_reproduce_command() -> None:
         "a" * 40,
         [
             _e(GPT, "verified", 0.7),
-            _e(CLAUDE, "inconsistent", None, "the published figures do not follow: x"),
+            _e(
+                CLAUDE,
+                "inconsistent",
+                None,
+                "does not check out against its published samples and tests: x",
+            ),
             _e("vllm:qwen3-8b", "reported", 0.3, "10 sample(s) graded by a judge"),
         ],
     )
@@ -54,7 +59,7 @@ def test_badges_notes_and_the_reproduce_command() -> None:
     assert "❌ inconsistent" in inconsistent and "not shown" in inconsistent
     assert "ℹ️ reported" in rows[browse.md_escape("vllm:qwen3-8b")]
     assert any(
-        line.startswith(f"- note: {browse.md_escape(CLAUDE)}: ") and "do not follow" in line
+        line.startswith(f"- note: {browse.md_escape(CLAUDE)}: ") and "does not check out" in line
         for line in lines
     )
     assert (

@@ -56,6 +56,8 @@ class RunCheck(Protocol):
     def models(self) -> Sequence[ModelCheck]: ...
     @property
     def problems(self) -> list[str]: ...
+    @property
+    def notes(self) -> list[str]: ...  # why a level is not higher
 
 
 class Verifier(Protocol):
@@ -77,33 +79,43 @@ class Verdict:
         return {"verification": self.verification, "note": self.note, "regraded": self.regraded}
 
 
-def verdict_of(check: ModelCheck) -> Verdict:
-    """A model's check as a reader shows it."""
+def verdict_of(
+    check: ModelCheck, run_problems: Sequence[str] = (), run_notes: Sequence[str] = ()
+) -> Verdict:
+    """A model's check as a reader shows it; the run's problems and notes (those about this
+    model, ``MODEL: ...``, or about none) explain a level the model's own do not (test cases
+    that are not the skill's, tests that cannot be read)."""
     level = check.verification if check.verification in LEVELS else "inconsistent"
     if level == "inconsistent":
-        first = check.problems[0] if check.problems else "a figure disagrees with the samples"
-        more = len(check.problems) - 1
+        problems = list(check.problems) or list(run_problems)
+        first = problems[0] if problems else "a figure disagrees with the samples"
+        more = len(problems) - 1
         tail = f" (and {more} more)" if more > 0 else ""
         return Verdict(
             "inconsistent",
-            f"the published figures do not follow from the published samples: {first}{tail}",
+            f"does not check out against its published samples and tests: {first}{tail}",
             check.regraded,
         )
     if level == "reported":
-        if check.not_regradable:
-            why = (
-                f"{check.not_regradable} sample(s) graded by a judge or by compiling, "
-                "which a reader does not re-grade"
-            )
-        else:
-            why = "nothing in the published samples could be re-graded offline"
-        return Verdict("reported", f"{why}; figures as reported by the publisher", check.regraded)
+        own = f"{check.model}: "
+        why = [n[len(own) :] if n.startswith(own) else n for n in run_notes]
+        if not why and check.not_regradable:
+            why = [f"{check.not_regradable} sample(s) graded by a judge or by compiling"]
+        text = "; ".join(why) if why else "nothing in the published samples could be re-graded"
+        return Verdict("reported", text, check.regraded)
     return Verdict("verified", None, check.regraded)
 
 
 def verdicts_of(run: RunCheck) -> dict[str, Verdict]:
-    """Per model, the verdict of one checked run."""
-    return {m.model: verdict_of(m) for m in run.models}
+    """Per model, the verdict of one checked run (with the run's notes that name no model)."""
+    prefixes = tuple(f"{m.model}: " for m in run.models)
+    shared = [n for n in run.notes if not n.startswith(prefixes)]
+    return {
+        m.model: verdict_of(
+            m, run.problems, [n for n in run.notes if n.startswith(f"{m.model}: ")] + shared
+        )
+        for m in run.models
+    }
 
 
 class VerificationCache:
