@@ -82,7 +82,7 @@ def test_info_shows_lift_at_this_commit_and_behind(skill_repo: SkillRepo, run_cl
     assert f"@ {v2}" in text.stdout and "published lift (verified: recomputed" in text.stdout
     # nobody re-measured it: the publisher reported it, and the output says so
     assert "measured at" not in text.stdout and "measured lift" not in text.stdout
-    assert f"{GPT}  +70 pts [+27, +100] · 10 cases × 2 runs · inline · " in text.stdout
+    assert f"{GPT}  +70 pts [+27, +100] · verified · 10 cases × 2 runs · inline · " in text.stdout
     owner = skill_repo.dataset.split("/")[0]
     assert (
         f"reported by {owner} for {v1[:7]}, 2 commits behind · {skill_repo.dataset}:" in text.stdout
@@ -312,7 +312,7 @@ def test_update_require_lift_refuses_a_lower_lift_and_says_why(
     )
     assert _lock(project)[skill_repo.name]["commit"] == locked
     text = run_cli("outdated", cwd=project)
-    assert text.code == 1 and "+70 pts → +20 pts [-18, +58] (lower)" in text.stdout
+    assert text.code == 1 and "+70 pts → +20 pts [-18, +58] · verified (lower)" in text.stdout
     [row] = run_cli("outdated", "--format", "json", cwd=project).json()["skills"]
     assert row["measured"] is True and row["lift"][0]["change"] == "lower"
     assert row["lift"][0]["locked_lift"] == pytest.approx(0.7)
