@@ -13,6 +13,7 @@ import pytest
 from huggingface_hub import CommitOperationAdd, HfApi
 
 from tests.cli_runner import run_cli
+from tests.publish.run_folders import make_run_folder
 from upskill_hub.evaluation.config import EvalConfig
 from upskill_hub.evaluation.runner import evaluate
 from upskill_hub.hub.client import Hub
@@ -151,7 +152,7 @@ def test_blanked_outputs_with_kept_outcomes_are_caught_and_never_pushed(
     assert f"{label}: outcome pass, its checks give fail" in done.stdout
     pushed = run_cli("results", "push", str(run_dir), "--repo", unique_repo_id)
     assert pushed.returncode == 1 and label in pushed.stderr
-    assert "samples.jsonl does not re-grade as recorded" in pushed.stderr
+    assert "the run does not verify (results verify)" in pushed.stderr
     assert not HfApi().repo_exists(unique_repo_id, repo_type="dataset")
 
 
@@ -222,3 +223,45 @@ def test_what_cannot_be_checked_exits_2(tmp_path: Path, hub_server: object) -> N
     assert done.returncode == 2
     [line] = done.stderr.strip().splitlines()
     assert line.startswith("error: cannot verify local-user/no-such-results")
+
+
+@pytest.mark.slow
+def test_without_published_tests_the_skills_own_are_used(
+    published: tuple[str, str, Path],
+) -> None:
+    dataset, split, _ = published
+    HfApi().delete_file(f"tests/{split}.json", dataset, repo_type="dataset")
+    result = verify_published(Hub(), dataset, split)
+    assert result.status == "verified", result.problems
+    assert any("not found; graded against the tests of" in n for n in result.notes)
+
+
+@pytest.mark.slow
+def test_a_skill_whose_tests_cannot_be_read_is_reported(
+    tmp_path: Path, unique_repo_id: str
+) -> None:
+    """Two models, an errored request, Holm-adjusted intervals: every published figure
+    recomputes; the skill repo the run names does not exist, so its tests are unconfirmed."""
+    run_dir = make_run_folder(tmp_path, repo_id="local-user/no-such-skill")
+    split = push_results(run_dir, unique_repo_id).split
+    result = verify_published(Hub(), unique_repo_id, split)
+    assert result.status == "reported" and result.problems == []
+    assert [m.verification for m in result.models] == ["reported", "reported"]
+    assert [m.regraded for m in result.models] == [12, 11]  # the errored request is not graded
+    assert any("local-user/no-such-skill@0123456789ab could not be read" in n for n in result.notes)
+
+
+def test_a_summary_without_its_holm_interval_is_caught(tmp_path: Path) -> None:
+    """Objects in summary.json compare on the keys both sides have (old summaries still check);
+    dropping ``holm.ci`` would publish the narrower unadjusted interval, and the rows say so."""
+    from tests.publish.test_run_consistency import TWELVE
+
+    run_dir = make_run_folder(tmp_path, cases=TWELVE)
+    assert verify_run_dir(run_dir).status == "verified"
+    path = run_dir / "summary.json"
+    summary = json.loads(path.read_text())
+    del summary["models"][0]["holm"]["ci"]
+    path.write_text(json.dumps(summary))
+    result = verify_run_dir(run_dir)
+    assert result.status == "inconsistent"
+    assert any("with_skill: lift_ci_low says" in p for p in result.problems)

@@ -6,9 +6,10 @@ The summary is computed again from samples.jsonl with the statistics the eval it
 summary.json with) and compared field by field: sample and error counts, per model the runs,
 cases, each arm's passed/total/errors/pass rate/interval/tokens/latency, the lift, its
 interval, the Holm adjustment (the interval published with the verdict when several models
-were measured), the verdict and the token savings: every figure ``results push`` publishes. This
-says nothing about whether the samples themselves are genuine (they are the publisher's word;
-readers say "reported by"); it stops a summary edited by hand.
+were measured), the verdict and the token savings: every figure ``results push`` publishes.
+Objects inside a figure (``tokens``, ``holm``) are compared on the keys both sides have, so a
+summary written before a key existed still checks. This says nothing about whether the samples
+themselves hold up: :mod:`upskill_hub.publish.verify` re-grades them too.
 """
 
 from __future__ import annotations

@@ -187,6 +187,12 @@ def verify_run_dir(run_dir: Path, *, compile: bool = False) -> RunVerification:
     if not record.samples:
         raise VerificationUndeterminedError(f"{record.folder.samples_file}: no samples")
     run_problems, by_model = summary_problems_by_model(record)
+    if record.summary is not None and not run_problems:  # and the rows push would publish
+        from upskill_hub.publish.summary_text import model_rows
+
+        rows = [r for m in record.summary.models for r in model_rows(m, {}, {})]
+        for model, problems in _rows_problems(rows, record.samples)[1].items():
+            by_model.setdefault(model, []).extend(problems)
     listed = [c.id for c in record.cases]
     if record.info.case_ids and listed != list(record.info.case_ids):
         run_problems.insert(
@@ -241,7 +247,7 @@ def refuse_unverified(record: RunRecord) -> None:
     checked = verify_run_dir(record.folder.path)
     if checked.status == "inconsistent":
         total = max(len(checked.problems), sum(m.problem_count for m in checked.models))
-        refuse(checked.problems, "samples.jsonl does not re-grade as recorded", total=total)
+        refuse(checked.problems, "the run does not verify (results verify)", total=total)
 
 
 # --------------------------------------------------------------------------- published runs
@@ -282,20 +288,28 @@ def _published_tests(
     from upskill_hub.skill.testcases import read_suite
 
     where = f"{repo_id}@{commit[:12]}:{tests_path(split)}"
+    first = summary[0] if summary else {}
+    skill_repo, skill_commit = first.get("skill_repo"), first.get("skill_commit")
+    on_hub = bool(skill_repo and skill_commit)
+    at = f"{skill_repo}@{str(skill_commit)[:12]}"
+    name = first.get("skill_name")
     try:
         path = hub.download_file(repo_id, tests_path(split), commit, "dataset")
         tests = read_suite(path)
     except HubError:
+        if on_hub:  # no tests with the run: the skill's own are the ones it was measured on
+            own, why = _skill_tests(
+                hub, str(skill_repo), str(skill_commit), first.get("skill_name")
+            )
+            if own is not None:
+                return own, [f"{where}: not found; graded against the tests of {at}"], [], True
         return None, [f"{where}: not found; nothing re-graded"], [], True
     except Exception as exc:  # an unreadable test file is the publisher's problem
         return None, [], [f"{where}: unreadable ({_first_line(exc)})"], True
-    first = summary[0] if summary else {}
-    skill_repo, skill_commit = first.get("skill_repo"), first.get("skill_commit")
-    if not skill_repo or not skill_commit:
+    if not on_hub:
         note = "the skill is not on the Hub: the answers were graded against the run's own tests"
         return tests, [note], [], True
-    own, why = _skill_tests(hub, str(skill_repo), str(skill_commit), first.get("skill_name"))
-    at = f"{skill_repo}@{str(skill_commit)[:12]}"
+    own, why = _skill_tests(hub, str(skill_repo), str(skill_commit), name)
     if own is None:
         return tests, [f"the tests of {at} could not be read ({why})"], [], False
     mismatch = _cases_mismatch(tests.cases, own.cases)
