@@ -212,3 +212,26 @@ def test_the_front_door_checks_like_the_cli(skill_repo: SkillRepo) -> None:
     assert {m.verification for m in found.models} == {"verified"}
     unchecked = skill_evidence(skill_repo.repo_id, v1, verifier=None)
     assert {m.verification for m in unchecked.models} == {"reported"}
+
+
+def test_a_dataset_rewritten_after_a_cached_verdict_is_checked_again(
+    skill_repo: SkillRepo, run_cli: RunCli
+) -> None:
+    """The cache is per dataset commit: blanking the published answers after a reader cached
+    `verified` is a new commit, checked again, and shown as inconsistent."""
+    from datasets import load_dataset
+
+    v1 = _push(skill_repo, CHECKED)
+    split = _publish(skill_repo, v1, CHECKED)
+    assert (
+        _models(run_cli("info", skill_repo.repo_id, "--format", "json"))[GPT]["verification"]
+        == "verified"
+    )
+    rows = [dict(r) for r in load_dataset(skill_repo.dataset, "samples", split=split).to_list()]
+    for row in rows:
+        row["output"] = ""
+    push_config_rows(
+        Hub(), skill_repo.dataset, "samples", config_schema("samples"), rows, split, None
+    )
+    after = _models(run_cli("info", skill_repo.repo_id, "--format", "json"))
+    assert after[GPT]["verification"] == "inconsistent" and after[GPT]["lift"] is None

@@ -58,6 +58,8 @@ class RunCheck(Protocol):
     def problems(self) -> list[str]: ...
     @property
     def notes(self) -> list[str]: ...  # why a level is not higher
+    @property
+    def commit(self) -> str | None: ...  # the dataset commit checked
 
 
 class Verifier(Protocol):
@@ -217,6 +219,7 @@ def check_published(
         first = (str(exc).splitlines() or [""])[0]
         return RunVerdicts({}, f"could not check against the samples: {first}")
     verdicts = verdicts_of(run)
-    if commit and cache is not None:
-        cache.put(dataset, commit, split, verdicts)
+    checked = run.commit or commit  # the commit the check read, should the dataset have moved
+    if checked and cache is not None:
+        cache.put(dataset, checked, split, verdicts)
     return RunVerdicts(verdicts)
