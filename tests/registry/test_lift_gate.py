@@ -101,6 +101,8 @@ def test_only_verified_figures_count_unless_reported_ones_are_accepted() -> None
 
 def test_an_inconsistent_figure_is_not_shown_and_a_note_says_why() -> None:
     e = _measured(None, None, None, verification="inconsistent")
+    [row] = compare(_locked(0.5), SkillEvidence("ns/s", "s", NEW, [e]))
+    assert row.change == "inconsistent"
     assert model_line(e).startswith(f"{GPT}  lift not shown · inconsistent · 10 cases")
     lines = evidence_lines(SkillEvidence("ns/s", "s", NEW, [e]))
     assert lines[-1] == f"note: {GPT}: why"

@@ -154,7 +154,7 @@ class LiftComparison:
     model: str
     locked: float | None
     new: ModelEvidence | None
-    change: str  # "higher", "lower", "within interval", "not measured", "new"
+    change: str  # "higher", "lower", "within interval", "not measured", "new", "inconsistent"
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -177,7 +177,9 @@ def compare(locked: LockedSkill, new: SkillEvidence) -> list[LiftComparison]:
         measured = new.for_model(name)
         at_new = measured if measured is not None and measured.at_this_commit else None
         was = recorded.get(name)
-        if at_new is None or at_new.lift is None:
+        if at_new is not None and at_new.verification == "inconsistent":
+            change = "inconsistent"
+        elif at_new is None or at_new.lift is None:
             change = "not measured"
         elif was is None:
             change = "new"
