@@ -74,22 +74,22 @@ if TYPE_CHECKING:  # the names of _EXPORTS, for type checkers (``X as X``: re-ex
     from upskill_hub.generate import generate as generate
     from upskill_hub.generate.teacher import TeacherError as TeacherError
     from upskill_hub.hub.client import Hub as Hub
+    from upskill_hub.publish.readers import info as info
+    from upskill_hub.publish.readers import outdated as outdated
+    from upskill_hub.publish.readers import pull as pull
+    from upskill_hub.publish.readers import skill_evidence as skill_evidence
+    from upskill_hub.publish.readers import update as update
     from upskill_hub.publish.results_dataset import push_results as push_results
     from upskill_hub.publish.results_view import compare_results as compare_results
     from upskill_hub.publish.results_view import load_results as load_results
     from upskill_hub.publish.run_consistency import InconsistentRunError as InconsistentRunError
-    from upskill_hub.registry.evidence.read import skill_evidence as skill_evidence
     from upskill_hub.registry.fetch import ScanRefusedError as ScanRefusedError
     from upskill_hub.registry.fetch import SeveralSkillsError as SeveralSkillsError
     from upskill_hub.registry.fetch import ValidationRefusedError as ValidationRefusedError
     from upskill_hub.registry.fetch import fetch_skill as fetch_skill
-    from upskill_hub.registry.project.pull import pull as pull
-    from upskill_hub.registry.project.state import outdated as outdated
     from upskill_hub.registry.project.state import remove as remove
     from upskill_hub.registry.project.state import verify as verify
-    from upskill_hub.registry.project.update import update as update
     from upskill_hub.registry.push import push_skills as push_skills
-    from upskill_hub.registry.search import info as info
     from upskill_hub.registry.search import search as search
     from upskill_hub.registry.skill_source import open_skill as open_skill
     from upskill_hub.skill import Skill as Skill
@@ -122,18 +122,18 @@ _EXPORTS = {
     "evaluate_triggers": "upskill_hub.evaluation.triggers.measure",
     "fetch_skill": "upskill_hub.registry.fetch",
     "generate": "upskill_hub.generate",
-    "info": "upskill_hub.registry.search",
+    "info": "upskill_hub.publish.readers",
     "load_results": "upskill_hub.publish.results_view",
     "load_skill": "upskill_hub.skill",
-    "outdated": "upskill_hub.registry.project.state",
-    "pull": "upskill_hub.registry.project.pull",
+    "outdated": "upskill_hub.publish.readers",
+    "pull": "upskill_hub.publish.readers",
     "push_results": "upskill_hub.publish.results_dataset",
     "push_skills": "upskill_hub.registry.push",
     "remove": "upskill_hub.registry.project.state",
     "resolve_model": "upskill_hub.evaluation.providers.resolve",
     "search": "upskill_hub.registry.search",
-    "skill_evidence": "upskill_hub.registry.evidence.read",
-    "update": "upskill_hub.registry.project.update",
+    "skill_evidence": "upskill_hub.publish.readers",
+    "update": "upskill_hub.publish.readers",
     "validate_skill": "upskill_hub.skill",
     "verify": "upskill_hub.registry.project.state",
     # the errors a caller may catch

@@ -2,6 +2,7 @@
 
 Runs are hand-built run folders (:mod:`tests.publish.run_folders`, real summary statistics)
 over ten cases the baseline always fails, published with ``results push --update-skill-card``.
+The skill carries the same cases as its tests (``skill_meta.json``), so its runs verify.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from tests.publish.run_folders import make_run_folder
 from tests.registry.conftest import write_skill
 from upskill_hub.publish.results_dataset import push_results
 from upskill_hub.registry.push import push_skills
-from upskill_hub.skill.testcases import TestCase
+from upskill_hub.skill.testcases import TestCase, TestSuite, dump_suite
 
 GPT = "openai:gpt-4.1-mini"
 CLAUDE = "anthropic:claude-haiku-4-5"
@@ -41,6 +42,10 @@ class SkillRepo:
         self.name = repo_id.split("/")[1]
         self.dataset = repo_id + "-results"
         self.folder = write_skill(tmp / "src", self.name)
+        # the skill's own tests: what a published run's tests are checked against
+        (self.folder / "skill_meta.json").write_text(
+            dump_suite(TestSuite(list(CASES), {})), encoding="utf-8"
+        )
         self.runs = 0
 
     def push(self, text: str | None = None) -> str:

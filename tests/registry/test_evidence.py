@@ -79,12 +79,10 @@ def test_info_shows_lift_at_this_commit_and_behind(skill_repo: SkillRepo, run_cl
     v2 = skill_repo.push("print('version 2')\n")
     text = run_cli("info", skill_repo.repo_id)
     assert text.code == 0, text.stderr
-    assert (
-        f"@ {v2}" in text.stdout and "published lift (as reported by its publisher" in text.stdout
-    )
+    assert f"@ {v2}" in text.stdout and "published lift (verified: recomputed" in text.stdout
     # nobody re-measured it: the publisher reported it, and the output says so
     assert "measured at" not in text.stdout and "measured lift" not in text.stdout
-    assert f"{GPT}  +70 pts [+27, +100] · 10 cases × 2 runs · inline · " in text.stdout
+    assert f"{GPT}  +70 pts [+27, +100] · verified · 10 cases × 2 runs · inline · " in text.stdout
     owner = skill_repo.dataset.split("/")[0]
     assert (
         f"reported by {owner} for {v1[:7]}, 2 commits behind · {skill_repo.dataset}:" in text.stdout
@@ -98,7 +96,7 @@ def test_info_without_published_results_says_so(pushed: tuple[str, str], run_cli
     repo_id, commit = pushed
     text = run_cli("info", repo_id)
     assert text.code == 0, text.stderr
-    assert "not re-measured):\n    no published results for this skill" in text.stdout
+    assert "neither re-measured):\n    no published results for this skill" in text.stdout
     data = _evidence(run_cli("info", repo_id, "--format", "json"))
     assert data == {
         "repo_id": repo_id,
@@ -314,7 +312,7 @@ def test_update_require_lift_refuses_a_lower_lift_and_says_why(
     )
     assert _lock(project)[skill_repo.name]["commit"] == locked
     text = run_cli("outdated", cwd=project)
-    assert text.code == 1 and "+70 pts → +20 pts [-18, +58] (lower)" in text.stdout
+    assert text.code == 1 and "+70 pts → +20 pts [-18, +58] · verified (lower)" in text.stdout
     [row] = run_cli("outdated", "--format", "json", cwd=project).json()["skills"]
     assert row["measured"] is True and row["lift"][0]["change"] == "lower"
     assert row["lift"][0]["locked_lift"] == pytest.approx(0.7)

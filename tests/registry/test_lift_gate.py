@@ -12,7 +12,8 @@ from upskill_hub.errors import LockError
 from upskill_hub.registry.evidence.gate import compare, require_lift
 from upskill_hub.registry.evidence.locked import LockedEvidence
 from upskill_hub.registry.evidence.read import ModelEvidence, SkillEvidence
-from upskill_hub.registry.evidence.text import lift_text, where_text
+from upskill_hub.registry.evidence.text import evidence_lines, lift_text, model_line, where_text
+from upskill_hub.registry.evidence.verification import Level
 from upskill_hub.registry.project.lock import Lock, LockedSkill, read_lock, write_lock
 
 OLD = "a" * 40
@@ -20,8 +21,29 @@ NEW = "b" * 40
 GPT = "openai:gpt-4.1-mini"
 
 
-def _measured(lift: float, low: float, high: float, relation: str = "exact") -> ModelEvidence:
-    return ModelEvidence(GPT, lift, low, high, 10, 2, "inline", "ns/res", "run_x", NEW, relation, 0)
+def _measured(
+    lift: float | None,
+    low: float | None,
+    high: float | None,
+    relation: str = "exact",
+    verification: Level = "verified",
+) -> ModelEvidence:
+    return ModelEvidence(
+        GPT,
+        lift,
+        low,
+        high,
+        10,
+        2,
+        "inline",
+        "ns/res",
+        "run_x",
+        NEW,
+        relation,
+        0,
+        verification=verification,
+        verification_note=None if verification == "verified" else "why",
+    )
 
 
 def _locked(lift: float | None = 0.5) -> LockedSkill:
@@ -61,6 +83,50 @@ def test_without_locked_evidence_the_reference_is_the_published_lift_then_zero()
     nothing = SkillEvidence("ns/s", "s", NEW, [])
     [check] = require_lift(_locked(None), nothing)
     assert not check.ok and "no published lift for any model" in check.reason
+
+
+def test_only_verified_figures_count_unless_reported_ones_are_accepted() -> None:
+    reported = SkillEvidence("ns/s", "s", NEW, [_measured(0.9, 0.8, 1.0, verification="reported")])
+    [check] = require_lift(_locked(0.5), reported)
+    assert not check.ok and "reported, not verified (why); --accept-reported" in check.reason
+    [check] = require_lift(_locked(0.5), reported, accept_reported=True)
+    assert check.ok
+    inconsistent = SkillEvidence(
+        "ns/s", "s", NEW, [_measured(None, None, None, verification="inconsistent")]
+    )
+    for accept in (False, True):
+        [check] = require_lift(_locked(0.5), inconsistent, accept_reported=accept)
+        assert not check.ok and "is inconsistent (why)" in check.reason
+
+
+def test_an_inconsistent_figure_is_not_shown_and_a_note_says_why() -> None:
+    e = _measured(None, None, None, verification="inconsistent")
+    [row] = compare(_locked(0.5), SkillEvidence("ns/s", "s", NEW, [e]))
+    assert row.change == "inconsistent"
+    assert model_line(e).startswith(f"{GPT}  lift not shown · inconsistent · 10 cases")
+    lines = evidence_lines(SkillEvidence("ns/s", "s", NEW, [e]))
+    assert lines[-1] == f"note: {GPT}: why"
+    assert " · verified · " in model_line(_measured(0.5, 0.2, 0.8))
+
+
+def test_both_owners_are_named_when_they_differ() -> None:
+    other = ModelEvidence(
+        GPT,
+        0.1,
+        0,
+        0.2,
+        3,
+        1,
+        "agent",
+        "n/r",
+        "s",
+        NEW,
+        "exact",
+        0,
+        results_owner="n",
+        skill_owner="ns",
+    )
+    assert where_text(other) == "reported by n (skill by ns) for this commit (bbbbbbb)"
 
 
 def test_compare_names_the_direction_beyond_the_interval() -> None:

@@ -27,20 +27,20 @@ def test_browse_ranks_by_lift_and_the_page_shows_it_by_the_pull_command(
     rows = browse.search_rows(word, model=GPT)
     assert [r[0] for r in rows] == [h.repo_id for h in search(word, model=GPT)]
     assert [r[0] for r in rows] == [strong.repo_id, weak.repo_id]
-    assert rows[0][4] == f"+70 pts [+34, +100] on {GPT}"
-    assert rows[1][4] == f"+20 pts [-18, +58] on {GPT}"
+    assert rows[0][4] == f"+70 pts [+34, +100] · reported on {GPT}"
+    assert rows[1][4] == f"+20 pts [-18, +58] · reported on {GPT}"
     by_claude = browse.search_rows(word, model=CLAUDE)
     assert by_claude[0][0] == weak.repo_id and by_claude[1][4] == f"not measured on {CLAUDE}"
     plain = {r[0]: r[4] for r in browse.search_rows(word)}
-    assert plain[strong.repo_id] == f"{GPT}: +70 pts [+34, +100]"
+    assert plain[strong.repo_id] == f"{GPT}: +70 pts [+34, +100] · reported"
 
     weak.push("print('v2')\n")
     page = browse.skill_page(weak.repo_id).markdown
     pull_at = page.index(f"upskill-hub pull {weak.repo_id}")
-    table_at = page.index("| model | lift (95% interval) | cases × runs |")
+    table_at = page.index("| model | lift (95% interval) | checked | cases × runs |")
     assert pull_at < table_at < page.index("### Skill")
     row = next(line for line in page.splitlines() if line.startswith(f"| {browse.md_escape(GPT)}"))
-    assert browse.md_escape("+20 pts [-18, +58]") in row
+    assert browse.md_escape("+20 pts [-18, +58]") in row and "✅ verified" in row
     assert browse.md_escape("10 cases × 2 runs") in row and "| inline |" in row
     owner = weak.dataset.split("/")[0]
     assert browse.md_escape(f"reported by {owner} for {v1[:7]}, 2 commits behind") in row

@@ -30,19 +30,18 @@ def print_evidence(evidence: SkillEvidence | None, indent: str = "  ") -> None:
 
 def hit_lift(evidence: list[ModelEvidence], ranked_by: ModelEvidence | None) -> str:
     """The search table's lift cell: the ranking model's lift, else every model's, briefly."""
-    from upskill_hub.registry.evidence.text import lift_text, where_text
+    from upskill_hub.registry.evidence.text import figure_text, where_text
 
     if ranked_by is not None:
-        e = ranked_by
-        return f"{lift_text(e.lift, e.ci_low, e.ci_high)} ({where_text(e)})"
+        return f"{figure_text(ranked_by)} ({where_text(ranked_by)})"
     if not evidence:
         return "not measured"
-    return "\n".join(f"{e.model}: {lift_text(e.lift, e.ci_low, e.ci_high)}" for e in evidence)
+    return "\n".join(f"{e.model}: {figure_text(e)}" for e in evidence)
 
 
 def outdated_lift(row: OutdatedSkill) -> str:
     """The outdated table's lift cell: per model, locked lift → the current commit's."""
-    from upskill_hub.registry.evidence.text import lift_text
+    from upskill_hub.registry.evidence.text import figure_text, lift_text
 
     if not row.outdated:
         return ""
@@ -51,8 +50,6 @@ def outdated_lift(row: OutdatedSkill) -> str:
     cells = []
     for c in row.lift:
         was = "?" if c.locked is None else lift_text(c.locked)
-        now = (
-            "not measured" if c.new is None else lift_text(c.new.lift, c.new.ci_low, c.new.ci_high)
-        )
+        now = "not measured" if c.new is None else figure_text(c.new)
         cells.append(f"{c.model}: {was} → {now} ({c.change})")
     return "\n".join(cells)

@@ -181,7 +181,7 @@ def pull(
     allow_downgrade: bool = ALLOW_DOWNGRADE_OPTION,
 ) -> None:
     """Download, check and install skills from a Hub repo; lock the commit."""
-    from upskill_hub.registry.project.pull import pull as run
+    from upskill_hub.publish.readers import pull as run
 
     _quiet(output_format)
     policy = trust_policy(require_signature, trusted_key, trusted_keys, trusted_ca, allow_downgrade)
@@ -256,6 +256,12 @@ def update(
         "(--trusted-key, --trusted-keys, $UPSKILL_HUB_TRUSTED_KEYS) signed, rows unchanged "
         "since (results push --sign).",
     ),
+    accept_reported: bool = typer.Option(
+        False,
+        "--accept-reported",
+        help="With --require-lift: count figures that are only reported (not re-checked "
+        "from the published samples) too; inconsistent ones never count.",
+    ),
     require_signature: bool = REQUIRE_SIGNATURE_OPTION,
     trusted_key: list[Path] = TRUSTED_KEY_OPTION,
     trusted_keys: Path = TRUSTED_KEYS_OPTION,
@@ -267,7 +273,7 @@ def update(
     Exits 1 when a skill was skipped (edited locally, or refused by --require-lift), 0 when
     every skill is current.
     """
-    from upskill_hub.registry.project.update import update as run
+    from upskill_hub.publish.readers import update as run
 
     _quiet(output_format)
     policy = trust_policy(require_signature, trusted_key, trusted_keys, trusted_ca, allow_downgrade)
@@ -279,6 +285,7 @@ def update(
             project_root=project,
             require_lift=require_lift,
             model=model,
+            accept_reported=accept_reported,
             trust=policy,
             global_=global_,
             require_signed_results=require_signed_results,
@@ -416,7 +423,7 @@ def outdated(
     cannot be reached, the lock is missing or unreadable), as ``diff`` does.
     """
 
-    from upskill_hub.registry.project.state import outdated as run
+    from upskill_hub.publish.readers import outdated as run
 
     rows = run(names or [], project_root=project)
     stale = any(r.outdated for r in rows)

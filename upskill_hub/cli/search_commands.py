@@ -63,7 +63,7 @@ def info(
 ) -> None:
     """Show a repo's skills: file tree, sizes, frontmatter, scan findings and signature (no
     install). With trusted keys, each published figure says who measured it (signed results)."""
-    from upskill_hub.registry.search import info as run
+    from upskill_hub.publish.readers import info as run
 
     policy = trust_policy(False, trusted_key, trusted_keys, trusted_ca)
     result = run(spec, trust=policy, results_signatures=results_signatures(policy))

@@ -13,7 +13,8 @@ section. Exports load lazily.
 - :mod:`.dataset_push`: what publishing any run folder to a results dataset needs;
 - :mod:`.results_signing`: a published split signed (``results push --sign``) and checked;
 - :mod:`.reproduce`: a published run re-run on a model and published as its replication
-  (``results reproduce``), with whether the two agree.
+  (``results reproduce``), with whether the two agree;
+- :mod:`.readers`: the registry's readers of published lift with the samples check on.
 """
 
 from __future__ import annotations

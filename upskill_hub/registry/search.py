@@ -22,6 +22,7 @@ from upskill_hub.registry.evidence.read import (
     listed_evidence,
     rank_by_lift,
 )
+from upskill_hub.registry.evidence.verification import Verifier
 from upskill_hub.registry.fetch import (
     ESCAPING_RULES,
     SKILL_MD,
@@ -154,18 +155,21 @@ def info(
     limits: ScanLimits | None = None,
     trust: TrustPolicy | None = None,
     results_signatures: ResultsSignatureCheck | None = None,
+    verifier: Verifier | None = None,
 ) -> RepoInfo:
     """Describe ``ns/name[@rev]`` without installing: nothing is written outside the HF cache.
 
     Files are downloaded (into the huggingface_hub cache) only for skills whose listing has no
     path that could escape the skill folder. A signature is checked against ``trust``; with
-    ``results_signatures`` each published figure says who measured it (``measured_by``).
+    ``results_signatures`` each published figure says who measured it (``measured_by``); the
+    published lift is checked against its samples by ``verifier`` (none: every figure is
+    ``reported``).
     """
     hub = hub or Hub()
     limits = limits or ScanLimits()
     repo = inspect_repo(spec, hub=hub)
     skills = [_skill_info(repo, s, hub, limits, trust) for s in repo.skills]
-    reader = EvidenceReader(hub, signatures=results_signatures)
+    reader = EvidenceReader(hub, signatures=results_signatures, verifier=verifier)
     skills = [
         replace(
             s, evidence=reader.evidence(repo.repo_id, repo.commit, skill=s.name, subpath=s.subpath)

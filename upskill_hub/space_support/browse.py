@@ -59,15 +59,57 @@ def search_rows(
 def _hit_lift(
     evidence: list[ModelEvidence], ranked_by: ModelEvidence | None, model: str | None
 ) -> str:
-    from upskill_hub.registry.evidence.text import lift_text
+    from upskill_hub.registry.evidence.text import figure_text
 
     if model:
         if ranked_by is None:
             return f"not measured on {model}"
-        return f"{lift_text(ranked_by.lift, ranked_by.ci_low, ranked_by.ci_high)} on {model}"
+        return f"{figure_text(ranked_by)} on {model}"
     if not evidence:
         return "not measured"
-    return "; ".join(f"{e.model}: {lift_text(e.lift, e.ci_low, e.ci_high)}" for e in evidence)
+    return "; ".join(f"{e.model}: {figure_text(e)}" for e in evidence)
+
+
+#: The badge of each verification level (plain text and emoji: nothing a repo controls).
+BADGES = {
+    "verified": "✅ verified",
+    "reported": "ℹ️ reported",
+    "inconsistent": "❌ inconsistent",
+}
+REPLICATED = "🔁 replicated"
+
+
+def badges(e: ModelEvidence) -> str:
+    """``✅ verified`` / ``ℹ️ reported`` / ``❌ inconsistent``, and ``🔁 replicated`` when an
+    agreeing replication is listed."""
+    out = [BADGES.get(e.verification, BADGES["reported"])]
+    replications = e.replications
+    if any(_agrees(r) for r in replications):
+        out.append(REPLICATED)
+    return " ".join(out)
+
+
+def _agrees(replication: Any) -> bool:
+    value = replication.get("agrees") if isinstance(replication, dict) else None
+    return bool(getattr(replication, "agrees", value))
+
+
+def reproduce_command(e: ModelEvidence) -> str:
+    """The command that re-runs ``e``'s published run and publishes the replication."""
+    import shlex
+
+    return shlex.join(
+        [
+            "upskill-hub",
+            "results",
+            "reproduce",
+            f"{e.dataset}:{e.split}",
+            "--model",
+            e.model,
+            "--repo",
+            "NS/DATASET",
+        ]
+    )
 
 
 def evidence_markdown(evidence: SkillEvidence | None) -> list[str]:
@@ -82,20 +124,31 @@ def evidence_markdown(evidence: SkillEvidence | None) -> list[str]:
         lines = [md_escape(NO_RESULTS[0].upper() + NO_RESULTS[1:])]
     else:
         lines = [
-            "| model | lift (95% interval) | cases × runs | mode | reported by, for commit "
-            "| results |",
-            "|---|---|---|---|---|---|",
+            "| model | lift (95% interval) | checked | cases × runs | mode "
+            "| reported by, for commit | results |",
+            "|---|---|---|---|---|---|---|",
         ]
         for e in evidence.models:
+            shown = "not shown" if e.verification == "inconsistent" else None
             cells = [
                 md_escape(e.model),
-                md_escape(lift_text(e.lift, e.ci_low, e.ci_high)),
+                md_escape(shown or lift_text(e.lift, e.ci_low, e.ci_high)),
+                badges(e),
                 md_escape(cases_runs(e.cases, e.runs)),
                 md_escape(e.mode),
                 md_escape(where_text(e)),
                 md_escape(f"{e.dataset} ({e.split})"),
             ]
             lines.append("| " + " | ".join(cells) + " |")
+        lines += [
+            f"- note: {md_escape(e.model)}: {md_escape(e.verification_note)}"
+            for e in evidence.models
+            if e.verification_note and e.verification != "verified"
+        ]
+        runs = [e for e in evidence.models if e.source == "dataset"]
+        if runs:
+            lines += ["", "Re-run a published run yourself and publish the replication:", ""]
+            lines += [f"- {md_code(reproduce_command(e))}" for e in runs]
     lines += [f"- note: {md_escape(n)}" for n in evidence.notes]
     return lines
 
@@ -120,8 +173,8 @@ def _card_text(hub: Hub, repo_id: str, commit: str) -> str | None:
 
 def skill_page(spec: str, *, hub: Hub | None = None) -> SkillPage:
     """The page of ``ns/name[@rev]`` (nothing is installed; downloads go to the HF cache)."""
+    from upskill_hub.publish.readers import info
     from upskill_hub.registry.card import has_results, results_section
-    from upskill_hub.registry.search import info
 
     hub = hub or Hub()
     repo_id, ref = parse_spec(spec)

@@ -6,10 +6,12 @@ or an older commit with identical skill files), and its lift must not be lower t
 reference beyond its own 95% interval, that is, refused when ``new upper bound < reference``.
 The reference is the lift the lock recorded for that model; when the lock has none, the
 published lift of the locked commit itself; when that is unknown too, 0 (the new commit must
-not measurably hurt). Which models: ``--model M`` alone; otherwise every model the lock
-recorded, or, with nothing recorded, every model measured at the new commit. With
-``--require-signed-results`` the new commit's figure must also be ``measured_by`` a trusted key
-(its results split signed by that key, rows unchanged since, for that dataset and split).
+not measurably hurt). Only a ``verified`` figure counts (a ``reported`` one too with
+``accept_reported``; an ``inconsistent`` one never). Which models: ``--model M`` alone;
+otherwise every model the lock recorded, or, with nothing recorded, every model measured at the
+new commit. With ``--require-signed-results`` the new commit's figure must also be
+``measured_by`` a trusted key (its results split signed by that key, rows unchanged since, for
+that dataset and split).
 """
 
 from __future__ import annotations
@@ -66,11 +68,17 @@ def check_model(
     new: SkillEvidence,
     locked_now: SkillEvidence | None = None,
     require_signed: bool = False,
+    *,
+    accept_reported: bool = False,
 ) -> LiftCheck:
     """The decision for one model (see the module docstring)."""
     reference, source = _reference(model, locked, locked_now)
     measured: ModelEvidence | None = new.for_model(model)
     short = new.commit[:7]
+    if measured is not None and measured.at_this_commit:
+        unchecked = _unchecked(measured, short, accept_reported)
+        if unchecked:
+            return LiftCheck(model, reference, source, None, None, False, unchecked)
     if measured is None or not measured.at_this_commit or measured.lift is None:
         return LiftCheck(
             model,
@@ -111,12 +119,27 @@ def check_model(
     )
 
 
+def _unchecked(measured: ModelEvidence, short: str, accept_reported: bool) -> str | None:
+    """Why a figure at the new commit does not count: inconsistent, or only reported."""
+    why = f" ({measured.verification_note})" if measured.verification_note else ""
+    if measured.verification == "inconsistent":
+        return f"{measured.model}: the published lift at {short} is inconsistent{why}"
+    if measured.verification == "reported" and not accept_reported:
+        return (
+            f"{measured.model}: the published lift at {short} is reported, not verified{why}; "
+            "--accept-reported counts it"
+        )
+    return None
+
+
 def require_lift(
     locked: LockedSkill,
     new: SkillEvidence,
     model: str | None = None,
     locked_now: SkillEvidence | None = None,
     require_signed: bool = False,
+    *,
+    accept_reported: bool = False,
 ) -> list[LiftCheck]:
     """Every check ``update --require-lift`` makes for ``locked`` moving to ``new.commit``
     (the move is allowed when the list is non-empty and all are ok); ``require_signed``
@@ -134,7 +157,10 @@ def require_lift(
                 f"commit {new.commit[:7]} has no published lift for any model",
             )
         ]
-    return [check_model(name, locked, new, locked_now, require_signed) for name in names]
+    return [
+        check_model(name, locked, new, locked_now, require_signed, accept_reported=accept_reported)
+        for name in names
+    ]
 
 
 @dataclass(frozen=True)
@@ -144,7 +170,7 @@ class LiftComparison:
     model: str
     locked: float | None
     new: ModelEvidence | None
-    change: str  # "higher", "lower", "within interval", "not measured", "new"
+    change: str  # "higher", "lower", "within interval", "not measured", "new", "inconsistent"
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -167,7 +193,9 @@ def compare(locked: LockedSkill, new: SkillEvidence) -> list[LiftComparison]:
         measured = new.for_model(name)
         at_new = measured if measured is not None and measured.at_this_commit else None
         was = recorded.get(name)
-        if at_new is None or at_new.lift is None:
+        if at_new is not None and at_new.verification == "inconsistent":
+            change = "inconsistent"
+        elif at_new is None or at_new.lift is None:
             change = "not measured"
         elif was is None:
             change = "new"
@@ -193,16 +221,22 @@ def refusal(
     model: str | None,
     reader: EvidenceReader,
     require_signed: bool = False,
+    *,
+    accept_reported: bool = False,
 ) -> str | None:
     """Why ``update --require-lift`` leaves ``locked`` where it is (None: it may move to
     ``found.commit``). The locked commit's own published lift is looked up only when the lock
     recorded none for a model checked."""
-    checks = require_lift(locked, found, model, require_signed=require_signed)
+    checks = require_lift(
+        locked, found, model, require_signed=require_signed, accept_reported=accept_reported
+    )
     if any(c.reference_source == "none" for c in checks):
         locked_now = reader.evidence(
             locked.repo_id, locked.commit, skill=locked.name, subpath=locked.subpath
         )
-        checks = require_lift(locked, found, model, locked_now, require_signed)
+        checks = require_lift(
+            locked, found, model, locked_now, require_signed, accept_reported=accept_reported
+        )
     failed = [c for c in checks if not c.ok]
     if not failed:
         return None

@@ -21,8 +21,13 @@ Each model's figure carries the replications the card lists of its run
 interval read from its dataset, and whether it agrees
 (:func:`~upskill_hub.registry.evidence.index.replication_agrees`).
 
-Used by ``info``, ``pull``, ``update --require-lift``, ``outdated``, ``search --model`` and the
-Space. Looking up evidence never fails an install: Hub failures become notes.
+
+Each figure read from a dataset is then checked against the run's published samples by the
+reader's :class:`~upskill_hub.registry.evidence.verification.Verifier`, if it has one
+(``verification``: ``verified``, ``reported`` or ``inconsistent``; an inconsistent figure
+carries no lift). Used by ``info``, ``pull``, ``update --require-lift``, ``outdated``,
+``search --model`` and the Space. Looking up evidence never fails an install: Hub failures
+become notes.
 """
 
 from __future__ import annotations
@@ -47,6 +52,13 @@ from upskill_hub.registry.evidence.index import (
     runs_from_card_data,
 )
 from upskill_hub.registry.evidence.locked import LockedEvidence
+from upskill_hub.registry.evidence.verification import (
+    Level,
+    RunVerdicts,
+    VerificationCache,
+    Verifier,
+    check_published,
+)
 
 SUMMARY_CONFIG = "summary"
 #: Relations of the measured commit to the one asked about, best first.
@@ -104,13 +116,18 @@ class ModelEvidence:
     #: why the figure is not ``measured_by`` anyone, when its signature was checked
     signature_note: str | None = None
     replications: list[Replication] = field(default_factory=list)
+    #: How far the figure is checked (:mod:`.verification`); ``inconsistent`` figures carry no
+    #: lift (``claimed_lift`` keeps what the summary said) and the note says why.
+    verification: Level = "reported"
+    verification_note: str | None = None
+    results_owner: str = ""  # the results dataset's namespace
+    skill_owner: str = ""  # the skill repo's namespace
+    claimed_lift: float | None = None  # an inconsistent run's summary lift, never shown as lift
 
     @property
     def reported_by(self) -> str:
-        """Who published the figures: the results dataset's owner (its namespace). Nobody
-        re-measured them; ``results push`` only checks that the summary follows from the
-        published samples."""
-        return self.dataset.split("/", 1)[0] if "/" in self.dataset else (self.dataset or "?")
+        """Who published the figures: the results dataset's owner (its namespace)."""
+        return self.results_owner or _owner(self.dataset)
 
     @property
     def at_this_commit(self) -> bool:
@@ -182,11 +199,16 @@ class EvidenceReader:
         *,
         read_datasets: bool = True,
         signatures: ResultsSignatureCheck | None = None,
+        verifier: Verifier | None = None,
+        cache: VerificationCache | None = None,
     ) -> None:
         self.hub = hub
         self.read_datasets = read_datasets
         self.signatures = signatures
         self._signers: dict[tuple[str, str], tuple[str | None, str | None]] = {}
+        self.verifier = verifier
+        self.cache = cache if cache is not None else (VerificationCache() if verifier else None)
+        self._verdicts: dict[tuple[str, str], RunVerdicts] = {}
         self._cards: dict[str, list[PublishedRun]] = {}
         self._replications: dict[str, list[ReplicationEntry]] = {}
         self._history: dict[tuple[str, str], list[str]] = {}
@@ -221,8 +243,11 @@ class EvidenceReader:
             for m, source in measured:
                 if m.model in chosen:
                     continue
-                chosen[m.model] = _evidence(run, m, relation, behind, source)
-        models = [self._signed(self._with_replications(repo_id, e, notes)) for e in chosen.values()]
+                chosen[m.model] = _evidence(repo_id, run, m, relation, behind, source)
+        models = [
+            self._signed(self._checked(self._with_replications(repo_id, e, notes)))
+            for e in chosen.values()
+        ]
         return SkillEvidence(repo_id, skill, commit, models, notes)
 
     def _signed(self, e: ModelEvidence) -> ModelEvidence:
@@ -246,6 +271,30 @@ class EvidenceReader:
         except UpskillHubError as exc:
             return None, f"could not check the results signature: {exc}"
         return signer, (None if signer else "results not signed")
+
+    def _checked(self, e: ModelEvidence) -> ModelEvidence:
+        """``e`` with how far its figure is checked against the published samples."""
+        if e.source != "dataset":
+            return e  # reported: the card's digest, its dataset unread
+        if self.verifier is None:
+            return replace(e, verification_note="not checked against the published samples")
+        key = (e.dataset, e.split)
+        if key not in self._verdicts:
+            self._verdicts[key] = check_published(
+                self.hub, self.verifier, self.cache, e.dataset, e.split
+            )
+        v = self._verdicts[key].for_model(e.model)
+        if v.verification == "inconsistent":
+            return replace(
+                e,
+                lift=None,
+                ci_low=None,
+                ci_high=None,
+                claimed_lift=e.lift,
+                verification="inconsistent",
+                verification_note=v.note,
+            )
+        return replace(e, verification=v.verification, verification_note=v.note)
 
     # -- the pieces ----------------------------------------------------------------------------
 
@@ -426,8 +475,17 @@ def _about(run: PublishedRun, skill: str, subpath: str) -> bool:
     return not subpath or not run.skill or run.skill == skill
 
 
+def _owner(repo_id: str) -> str:
+    return repo_id.split("/", 1)[0] if "/" in repo_id else (repo_id or "?")
+
+
 def _evidence(
-    run: PublishedRun, m: MeasuredModel, relation: str | None, behind: int | None, source: str
+    repo_id: str,
+    run: PublishedRun,
+    m: MeasuredModel,
+    relation: str | None,
+    behind: int | None,
+    source: str,
 ) -> ModelEvidence:
     return ModelEvidence(
         model=m.model,
@@ -443,6 +501,13 @@ def _evidence(
         relation=relation,
         behind=behind,
         source=source,
+        verification_note=(
+            "figures from the skill card's digest; not checked against the published samples"
+            if source == "card"
+            else None
+        ),
+        results_owner=_owner(run.dataset),
+        skill_owner=_owner(repo_id),
     )
 
 
@@ -454,9 +519,11 @@ def skill_evidence(
     subpath: str = "",
     hub: Hub | None = None,
     reader: EvidenceReader | None = None,
+    verifier: Verifier | None = None,
 ) -> SkillEvidence:
-    """The published lift of ``skill`` in ``repo_id`` for ``commit`` (see the module doc)."""
-    reader = reader or EvidenceReader(hub or Hub())
+    """The published lift of ``skill`` in ``repo_id`` for ``commit`` (see the module doc),
+    each figure checked by ``verifier`` (none: every figure is ``reported``)."""
+    reader = reader or EvidenceReader(hub or Hub(), verifier=verifier)
     return reader.evidence(repo_id, commit, skill=skill, subpath=subpath)
 
 
@@ -470,7 +537,7 @@ def listed_evidence(repo_id: str, card_data: Any) -> list[ModelEvidence]:
     for run in reversed(runs_from_card_data(card_data)):
         for m in run.models:
             if m.model not in chosen:
-                chosen[m.model] = _evidence(run, m, None, None, "card")
+                chosen[m.model] = _evidence(repo_id, run, m, None, None, "card")
     return list(chosen.values())
 
 

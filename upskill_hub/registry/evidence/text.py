@@ -2,9 +2,10 @@
 
 :func:`lift_text` is the one formatter of a lift with its interval for the evidence surfaces
 (``info``, ``pull``, ``search``, ``outdated``, ``update``, the Space); the rest builds the
-per-model lines around it. A figure is what its publisher reported (:func:`where_text` names the
-results dataset's owner), never called "measured": nobody re-ran it. Plain text: callers escape
-it for their medium.
+per-model lines around it. Each line says how far its figure is checked (``verified``,
+``reported``; an ``inconsistent`` figure is not shown, a note says why) and who published it
+(:func:`where_text`: the results dataset's owner, and the skill's when they differ), never
+"measured": nobody re-ran it. Plain text: callers escape it for their medium.
 """
 
 from __future__ import annotations
@@ -26,13 +27,19 @@ def lift_text(lift: float | None, low: float | None = None, high: float | None =
 
 
 #: The heading above the per-model lines (CLI and Space).
-HEADING = "published lift (as reported by its publisher; not re-measured):"
+HEADING = (
+    "published lift (verified: recomputed and re-graded from the published samples; "
+    "reported: as its publisher says; neither re-measured):"
+)
 
 
 def where_text(e: ModelEvidence) -> str:
     """Who reported the figure, and for which commit against the one asked about."""
     short = (e.commit or "?")[:7]
-    who = f"reported by {e.reported_by} for"
+    who = f"reported by {e.reported_by}"
+    if e.skill_owner and e.skill_owner != e.reported_by:
+        who += f" (skill by {e.skill_owner})"
+    who += " for"
     if e.relation == "exact":
         return f"{who} this commit ({short})"
     if e.relation == "same_files":
@@ -49,10 +56,17 @@ def _commits(n: int | None) -> str:
     return "? commits" if n is None else f"{n} commit{'' if n == 1 else 's'}"
 
 
+def figure_text(e: ModelEvidence) -> str:
+    """``+33 pts [+5, +56] · verified``; an inconsistent figure is not shown."""
+    if e.verification == "inconsistent":
+        return "lift not shown · inconsistent"
+    return f"{lift_text(e.lift, e.ci_low, e.ci_high)} · {e.verification}"
+
+
 def model_line(e: ModelEvidence) -> str:
-    """``MODEL  +33 pts [+5, +56] · 3 cases × 2 runs · inline · measured at …``."""
+    """``MODEL  +33 pts [+5, +56] · verified · 3 cases × 2 runs · inline · reported by …``."""
     parts = [
-        lift_text(e.lift, e.ci_low, e.ci_high),
+        figure_text(e),
         formatting.cases_runs(e.cases, e.runs),
         e.mode,
         where_text(e),
@@ -98,5 +112,10 @@ def evidence_lines(evidence: SkillEvidence | None) -> list[str]:
         lines += [replication_line(m, r) for r in m.replications]
     if not lines:
         lines.append(NO_RESULTS)
+    lines += [
+        f"note: {m.model}: {m.verification_note}"
+        for m in evidence.models
+        if m.verification == "inconsistent" and m.verification_note
+    ]
     lines += [f"note: {n}" for n in evidence.notes]
     return lines

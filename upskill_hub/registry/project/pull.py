@@ -28,6 +28,7 @@ from upskill_hub.registry.evidence.read import (
     ResultsSignatureCheck,
     SkillEvidence,
 )
+from upskill_hub.registry.evidence.verification import Verifier
 from upskill_hub.registry.fetch import FetchedSkill, fetch_skills
 from upskill_hub.registry.project.lock import (
     LOCK_FILENAME,
@@ -123,12 +124,15 @@ def pull(
     hub: Hub | None = None,
     trust: TrustPolicy | None = None,
     results_signatures: ResultsSignatureCheck | None = None,
+    verifier: Verifier | None = None,
 ) -> InstallReport:
     """Fetch ``ns/name[@rev]`` (the named skills, or all), install them and lock the commit.
 
     ``trust`` checks signatures on the staged download before anything is installed
     (:mod:`~upskill_hub.registry.trust.signing`); the signer is recorded in the lock. With
-    ``results_signatures`` the published lift shown says who measured it (``measured_by``).
+    ``results_signatures`` the published lift shown says who measured it (``measured_by``);
+    ``verifier`` checks it against its published samples
+    (:mod:`~upskill_hub.registry.evidence.verification`).
     """
     root = project_root_for(project_root)
     with locked_project(root):
@@ -144,6 +148,7 @@ def pull(
             hub=hub or Hub(),
             trust=trust,
             results_signatures=results_signatures,
+            verifier=verifier,
         )
 
 
@@ -160,6 +165,7 @@ def _pull(
     hub: Hub,
     trust: TrustPolicy | None = None,
     results_signatures: ResultsSignatureCheck | None = None,
+    verifier: Verifier | None = None,
 ) -> InstallReport:
     """:func:`pull` with the project lock already held."""
     if custom_dir is not None and not is_agent_folder(custom_dir, root):
@@ -188,7 +194,7 @@ def _pull(
             refuse_outside_project([previous], root, global_=global_, action="install")
     fetched, signed = _signatures(fetched, trust, lock)
     explicit = bool(agents) or custom_dir is not None or global_
-    reader = EvidenceReader(hub, signatures=results_signatures)
+    reader = EvidenceReader(hub, signatures=results_signatures, verifier=verifier)
     found = [reader.evidence(f.repo_id, f.commit, skill=f.name, subpath=f.subpath) for f in fetched]
     done = [
         _install(

@@ -14,6 +14,7 @@ from upskill_hub.errors import HubError, LockError, UndeterminedError, UsageErro
 from upskill_hub.hub.client import Hub
 from upskill_hub.registry.evidence.gate import LiftComparison, compare
 from upskill_hub.registry.evidence.read import EvidenceReader
+from upskill_hub.registry.evidence.verification import Verifier
 from upskill_hub.registry.project.lock import (
     LOCK_FILENAME,
     Lock,
@@ -152,7 +153,11 @@ def remove(
 
 
 def outdated(
-    names: Sequence[str] = (), *, project_root: Path | None = None, hub: Hub | None = None
+    names: Sequence[str] = (),
+    *,
+    project_root: Path | None = None,
+    hub: Hub | None = None,
+    verifier: Verifier | None = None,
 ) -> list[OutdatedSkill]:
     """Locked commit vs the current commit of each skill's ref (a pinned commit never moves).
 
@@ -175,7 +180,7 @@ def outdated(
             )
     except HubError as exc:
         raise UndeterminedError(f"could not tell whether skills are up to date: {exc}") from None
-    reader = EvidenceReader(hub)
+    reader = EvidenceReader(hub, verifier=verifier)
     return [
         OutdatedSkill(
             s.name,

@@ -12,6 +12,7 @@ from upskill_hub.errors import LocalModificationsError, Param, UsageError
 from upskill_hub.hub.client import COMMIT_RE, Hub
 from upskill_hub.registry.evidence.gate import refusal
 from upskill_hub.registry.evidence.read import EvidenceReader, ResultsSignatureCheck
+from upskill_hub.registry.evidence.verification import Verifier
 from upskill_hub.registry.fetch import fetch_skills
 from upskill_hub.registry.project.lock import locked_project, read_lock, refuse_outside_project
 from upskill_hub.registry.project.pull import InstalledSkill, InstallReport, _install, _signatures
@@ -37,14 +38,17 @@ def update(
     global_: bool = False,
     require_signed_results: bool = False,
     results_signatures: ResultsSignatureCheck | None = None,
+    accept_reported: bool = False,
+    verifier: Verifier | None = None,
 ) -> InstallReport:
     """Move the named skills (all when none) to the current commit of their ref.
 
     Edited skills are never touched without ``force``: a named one is an error, and with no
     names they are reported as skipped. With ``require_lift`` a skill moves only when the new
     commit's published lift (on ``model``, else every model the lock recorded) passes
-    :mod:`~upskill_hub.registry.evidence.gate`; the others are skipped with the reason. Locked
-    folders outside the project (user folders) are refused (LockError) unless ``global_``.
+    :mod:`~upskill_hub.registry.evidence.gate`, counting only figures ``verifier`` verified
+    (also ``reported`` ones with ``accept_reported``); the others are skipped with the reason.
+    Locked folders outside the project (user folders) are refused (LockError) unless ``global_``.
     With ``require_signed_results`` only figures ``measured_by`` a trusted key count: the
     reader checks them with ``results_signatures`` (the front end builds it from the trusted
     keys, :func:`upskill_hub.publish.results_signing.results_signature_check`).
@@ -64,6 +68,8 @@ def update(
             Param("trusted_keys", "FILE"),
             " or UPSKILL_HUB_TRUSTED_KEYS",
         )
+    if accept_reported and not require_lift:
+        raise UsageError(Param("accept_reported"), " applies only with ", Param("require_lift"))
     root = project_root_for(project_root)
     with locked_project(root):
         return _update(
@@ -78,6 +84,8 @@ def update(
             global_=global_,
             require_signed_results=require_signed_results,
             results_signatures=results_signatures,
+            accept_reported=accept_reported,
+            verifier=verifier,
         )
 
 
@@ -94,13 +102,15 @@ def _update(
     global_: bool = False,
     require_signed_results: bool = False,
     results_signatures: ResultsSignatureCheck | None = None,
+    accept_reported: bool = False,
+    verifier: Verifier | None = None,
 ) -> InstallReport:
     """:func:`update` with the project lock held."""
     lock = read_lock(root)
     chosen = locked_skills(lock, names)
     refuse_outside_project(chosen, root, global_=global_, action="update")
     report: list[InstalledSkill] = []
-    reader = EvidenceReader(hub, signatures=results_signatures)
+    reader = EvidenceReader(hub, signatures=results_signatures, verifier=verifier)
     for locked in chosen:
         state = skill_state(root, locked)
         if state.modified and not force:
@@ -135,7 +145,14 @@ def _update(
                 locked.repo_id, current, skill=locked.name, subpath=locked.subpath
             )
             reason = (
-                refusal(locked, found, model, reader, require_signed_results)
+                refusal(
+                    locked,
+                    found,
+                    model,
+                    reader,
+                    require_signed_results,
+                    accept_reported=accept_reported,
+                )
                 if require_lift
                 else None
             )
