@@ -78,6 +78,8 @@ class _Lightener:
             error=data.get("error") if outcome == "error" else None,
             input_tokens=int(data.get("input_tokens", 0)),
             output_tokens=int(data.get("output_tokens", 0)),
+            cached_input_tokens=int(data.get("cached_input_tokens") or 0),
+            cache_write_tokens=int(data.get("cache_write_tokens") or 0),
             latency_s=float(data.get("latency_s", 0.0)),
             attempts=int(data.get("attempts", 1)),
             rejected=None if data.get("rejected") is None else str(data["rejected"]),
