@@ -173,6 +173,7 @@ class _SamplesFile:
 def merge_run(plan: JobsPlan, run_dir: Path, hub: Hub | None = None) -> MergeResult:
     """Write the run folder's samples, summary and chart from the shards (see module doc)."""
     from upskill_hub.evaluation.run.folder import RunFolder, utc_now
+    from upskill_hub.evaluation.pricing import prices_from_json
     from upskill_hub.evaluation.run.info import build_summary
     from upskill_hub.evaluation.run.records import RunSession
     from upskill_hub.evaluation.stats.summarize import adjust_across_models, summarize_tallies
@@ -184,6 +185,7 @@ def merge_run(plan: JobsPlan, run_dir: Path, hub: Hub | None = None) -> MergeRes
         hub = Hub()
     folder = RunFolder(Path(run_dir))
     info = folder.read_info()
+    prices = prices_from_json(info.prices)
     arm_order = {a: i for i, a in enumerate(("baseline", "with_skill"))}
     light: dict[str, ModelTally] = {}  # one model's running tallies: what its statistics read
     position = 0  # of the sample in the merged file: the tallies' order
@@ -234,7 +236,7 @@ def merge_run(plan: JobsPlan, run_dir: Path, hub: Hub | None = None) -> MergeRes
             errors += len(keys) - ok
             following = plan.shards[index + 1] if index + 1 < len(plan.shards) else None
             if following is None or following.model != shard.model:
-                stats += summarize_tallies(light)  # shards of a model follow each other
+                stats += summarize_tallies(light, prices)  # shards of a model follow each other
                 light = {}
 
     with tempfile.TemporaryDirectory() as tmp:
