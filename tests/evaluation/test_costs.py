@@ -104,11 +104,18 @@ def test_costs_by_hand_through_a_local_server(skill_dir: Path, tmp_path: Path) -
         assert cost["usd"] == pytest.approx(want["usd"], abs=1e-6)
         assert cost["per_sample"] == pytest.approx(want["usd"] / want["samples"], abs=1e-6)
         assert cost["per_passed"] == pytest.approx(want["usd"] / want["passed"], abs=1e-6)
-        # delta method for a ratio over the 4 cases, on the log scale, t(3)
+        # the case jackknife of log(cost per pass) over the 4 cases, t(3); the baseline's
+        # passes are all in q0, so there the delta method on the log scale stands in
         per_case = list(want["cases"].values())
         r = want["usd"] / want["passed"]
-        var = 4 / 3 * sum((c - r * p) ** 2 for c, p in per_case) / want["passed"] ** 2
-        half = t_quantile(0.975, 3) * math.sqrt(var) / r
+        if all(p < want["passed"] for _, p in per_case):
+            left_out = [math.log((want["usd"] - c) / (want["passed"] - p)) for c, p in per_case]
+            mean = sum(left_out) / 4
+            var_log = 3 / 4 * sum((v - mean) ** 2 for v in left_out)
+        else:
+            assert arm == "baseline"
+            var_log = 4 / 3 * sum((c - r * p) ** 2 for c, p in per_case) / want["usd"] ** 2
+        half = t_quantile(0.975, 3) * math.sqrt(var_log)
         assert cost["per_passed_ci95"] == pytest.approx(
             [r * math.exp(-half), r * math.exp(half)], abs=1e-6
         )
@@ -232,6 +239,11 @@ def test_ratio_interval_edges() -> None:
     assert ratio_interval([(1.0, 1.0)]) is None  # one case
     lo, hi = ratio_interval([(1.0, 1.0), (1.0, 1.0)]) or (0, 0)
     assert lo == hi == 1.0  # no spread
+    # one case holds every pass: leaving it out leaves none, so the delta method on the log
+    # scale stands in: R = 3, var = 2 * ((1 - 3 * 1)^2 + 2^2) / 1 = 16, half-width t(1) * 4/3
+    lo, hi = ratio_interval([(1.0, 1.0), (2.0, 0.0)]) or (0, 0)
+    half = t_quantile(0.975, 1) * 4 / 3
+    assert (lo, hi) == pytest.approx((3 * math.exp(-half), 3 * math.exp(half)))
 
 
 @pytest.mark.parametrize(

@@ -33,9 +33,7 @@ def priced_run(root: Path, run_id: str = FIRST, **kwargs: object) -> Path:
     info["prices"] = prices_to_json(PRICES)
     folder.run_file.write_text(json.dumps(info, indent=2))
     summary = json.loads(folder.summary_file.read_text())
-    summary["models"] = [
-        m.to_dict(extended=True) for m in summarize(folder.read_samples(), PRICES)
-    ]
+    summary["models"] = [m.to_dict(extended=True) for m in summarize(folder.read_samples(), PRICES)]
     folder.summary_file.write_text(json.dumps(summary, indent=2))
     return path
 
