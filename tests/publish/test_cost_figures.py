@@ -135,3 +135,37 @@ def test_results_compare_shows_the_cost_columns(tmp_path: Path) -> None:
     assert text.returncode == 0, text.stderr
     assert "B/A $/pass" in text.stdout
     assert f"{cost_b / cost_a:.2f}×" in text.stdout
+
+
+def test_a_dataset_from_before_costs_takes_a_new_run_without_the_new_columns(
+    tmp_path: Path, unique_repo_id: str
+) -> None:
+    """Every split of a config has the same columns: a dataset published before the cost
+    columns existed still takes new runs (their rows without those columns)."""
+    from datasets import Dataset
+
+    from upskill_hub.evaluation.run.folder import load_run
+    from upskill_hub.publish.dataset_push import dataset_features
+    from upskill_hub.publish.results_dataset import sample_rows, summary_rows
+
+    new_summary = {"cached_input_tokens", "cache_write_tokens", "cost_usd", "cost_per_sample"}
+    new_summary |= {"cost_per_passed", "cost_per_passed_ci_low", "cost_per_passed_ci_high"}
+    new_summary |= {"cost_ratio", "token_ratio_input", "token_ratio_output"}
+    new_samples = {"cached_input_tokens", "cache_write_tokens"}
+    record = load_run(make_run_folder(tmp_path / "a", FIRST))
+    for config, rows, schema, new in (
+        ("summary", summary_rows(record), "summary", new_summary),
+        ("samples", sample_rows(record), "results_sample", new_samples),
+    ):
+        features = dataset_features(schema)
+        for name in new:
+            del features[name]
+        old_rows = [{k: v for k, v in r.items() if k not in new} for r in rows]
+        Dataset.from_list(old_rows, features=features).push_to_hub(
+            unique_repo_id, config_name=config, split="run_old"
+        )
+    pushed = push_results(priced_run(tmp_path / "b", SECOND), unique_repo_id)
+    rows = load_dataset(unique_repo_id, "summary", split=pushed.split)
+    assert "cost_usd" not in rows.column_names and len(rows) == 4
+    old = load_dataset(unique_repo_id, "summary", split="run_old")
+    assert old.column_names == rows.column_names
