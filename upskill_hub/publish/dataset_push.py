@@ -106,13 +106,18 @@ def push_config_rows(
     split: str,
     token: str | None,
 ) -> str:
-    """Push ``rows`` (fitting ``schema``) as the split ``split`` of the config ``config``."""
+    """Push ``rows`` (fitting ``schema``) as the split ``split`` of the config ``config``.
+
+    A dataset whose earlier splits were published before some of the schema's columns existed
+    (the cost columns, say) takes the new split with those columns left out: every split of a
+    config has the same columns, and the earlier ones cannot gain them."""
     from datasets import Dataset
 
     dataset = Dataset.from_list(rows, features=dataset_features(schema))
-    try:
-        info = hub.call(
-            lambda: dataset.push_to_hub(
+
+    def push(data: Dataset) -> Any:
+        return hub.call(
+            lambda: data.push_to_hub(
                 repo_id,
                 config_name=config,
                 split=split,
@@ -122,10 +127,35 @@ def push_config_rows(
             repo_id=repo_id,
             action=f"push {config}",
         )
+
+    try:
+        info = push(dataset)
     except ValueError as exc:  # e.g. the repo's existing config has other columns
-        first = str(exc).splitlines()[0][:200]
-        raise HubError(f"{repo_id}: cannot add {config}/{split} to this dataset ({first})") from exc
+        older = _older_columns(repo_id, config, token, dataset.column_names)
+        if older is None:
+            first = str(exc).splitlines()[0][:200]
+            raise HubError(
+                f"{repo_id}: cannot add {config}/{split} to this dataset ({first})"
+            ) from exc
+        info = push(dataset.select_columns(older))
     return str(info.oid)
+
+
+def _older_columns(
+    repo_id: str, config: str, token: str | None, ours: list[str]
+) -> list[str] | None:
+    """The columns of ``config``'s published splits when they are a subset of ``ours`` (a
+    dataset from before some columns existed), else None."""
+    from datasets import load_dataset_builder
+
+    try:
+        features = load_dataset_builder(repo_id, config, token=token).info.features
+    except Exception:  # unreadable: the push's own error stands
+        return None
+    if not features:
+        return None
+    names = list(features)
+    return names if set(names) < set(ours) else None
 
 
 def write_card(

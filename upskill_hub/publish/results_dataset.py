@@ -102,6 +102,8 @@ def sample_rows(record: RunRecord, redactor: Redactor | None = None) -> list[dic
             "error": s.error,
             "input_tokens": s.input_tokens,
             "output_tokens": s.output_tokens,
+            "cached_input_tokens": s.cached_input_tokens,
+            "cache_write_tokens": s.cache_write_tokens,
             "latency_s": float(s.latency_s),
             "attempts": s.attempts,
             **skill,

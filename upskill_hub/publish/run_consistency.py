@@ -6,7 +6,8 @@ The summary is computed again from samples.jsonl with the statistics the eval it
 summary.json with) and compared field by field: sample and error counts, per model the runs,
 cases, each arm's passed/total/errors/pass rate/interval/tokens/latency, the lift, its
 interval, the Holm adjustment (the interval published with the verdict when several models
-were measured), the verdict and the token savings: every figure ``results push`` publishes.
+were measured), the verdict, the token savings and, when the summary has them, the costs (at
+run.json's ``prices``) and token and cost ratios: every figure ``results push`` publishes.
 Objects inside a figure (``tokens``, ``holm``) are compared on the keys both sides have, so a
 summary written before a key existed still checks. This says nothing about whether the samples
 themselves hold up: :mod:`upskill_hub.publish.verify` re-grades them too.
@@ -49,8 +50,13 @@ _MODEL_FIELDS = (
     "holm",
     "verdict",
     "token_savings",
+    "cost_ratio",
+    "token_ratio",
 )
-_ARM_FIELDS = ("passed", "total", "errors", "pass_rate", "ci95", "tokens", "latency_s")
+_ARM_FIELDS = ("passed", "total", "errors", "pass_rate", "ci95", "tokens", "latency_s", "cost")
+#: Figures summaries written before costs lack: compared only when the summary has them (an
+#: older run still passes), and then like any other.
+_LATER_FIELDS = frozenset({"cost_ratio", "token_ratio", "cost"})
 
 
 class InconsistentRunError(UpskillHubError):
@@ -76,6 +82,7 @@ def summary_problems(record: RunRecord) -> list[str]:
 def summary_problems_by_model(record: RunRecord) -> tuple[list[str], dict[str, list[str]]]:
     """:func:`summary_problems` split in two: those of the whole run (counts, stats version,
     models missing on either side) and those of each model measured in both."""
+    from upskill_hub.evaluation.pricing import prices_from_json
     from upskill_hub.evaluation.stats.summarize import STATS_VERSION, summarize
     from upskill_hub.evaluation.stats.tallies import SampleCounts
 
@@ -93,7 +100,8 @@ def summary_problems_by_model(record: RunRecord) -> tuple[list[str], dict[str, l
     counts = SampleCounts.of(record.samples)
     _compare(problems, f"{where}: samples", summary.samples, counts.samples)
     _compare(problems, f"{where}: errors", summary.errors, counts.errors)
-    ours = {m.model: m.to_dict() for m in summarize(record.samples)}
+    prices = prices_from_json(record.info.prices)
+    ours = {m.model: m.to_dict() for m in summarize(record.samples, prices)}
     claimed: dict[str, dict[str, Any]] = {}
     for entry in summary.models:
         name = entry.get("model") if isinstance(entry, dict) else None
@@ -116,6 +124,8 @@ def _compare_model(
     problems: list[str], where: str, claimed: dict[str, Any], ours: dict[str, Any]
 ) -> None:
     for key in _MODEL_FIELDS:
+        if key in _LATER_FIELDS and key not in claimed:
+            continue
         _compare(problems, f"{where}: {key}", claimed.get(key), ours.get(key))
     for arm in ("baseline", "with_skill"):
         mine, theirs = ours.get(arm), claimed.get(arm)
@@ -123,6 +133,8 @@ def _compare_model(
             _compare(problems, f"{where}: {arm}", theirs, mine)
             continue
         for key in _ARM_FIELDS:
+            if key in _LATER_FIELDS and key not in theirs:
+                continue
             _compare(problems, f"{where}: {arm}.{key}", theirs.get(key), mine.get(key))
 
 

@@ -405,6 +405,20 @@ def _samples_of(rows: Sequence[Mapping[str, Any]], problems: list[str]) -> list[
     return samples
 
 
+#: Summary columns computed from tokens and the prices in the run's run.json, which published
+#: rows do not carry: a published run's costs are the publisher's word (its tokens are checked).
+_PRICED_COLUMNS = frozenset(
+    {
+        "cost_usd",
+        "cost_per_sample",
+        "cost_per_passed",
+        "cost_per_passed_ci_low",
+        "cost_per_passed_ci_high",
+        "cost_ratio",
+    }
+)
+
+
 def _rows_problems(
     summary_rows: Sequence[Mapping[str, Any]], samples: Sequence[Sample]
 ) -> tuple[list[str], dict[str, list[str]]]:
@@ -435,6 +449,8 @@ def _rows_problems(
         for column in mine:
             if column in _ROW_META or column not in theirs:
                 continue
+            if column in _PRICED_COLUMNS and mine[column] is None:
+                continue  # the prices a run used are in its run.json, not in its rows
             said, given = theirs[column], mine[column]
             if column == "errors" and isinstance(said, int) and isinstance(given, int):
                 if 0 <= said <= given:  # prompt rejections are errored samples, counted apart
