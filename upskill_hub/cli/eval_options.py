@@ -86,6 +86,14 @@ JudgeModelOpt = Annotated[
     typer.Option("--judge-model", help="Model grading 'judge' assertions (skipped without one)."),
 ]
 NoBaselineOpt = Annotated[bool, typer.Option("--no-baseline", help="Only the with-skill arm.")]
+CacheOpt = Annotated[
+    bool | None,
+    typer.Option(
+        "--cache/--no-cache",
+        help="Mark each request's system prompt and tools for the API's prompt cache (Anthropic; "
+        "OpenAI caches by itself), in both arms [default: on; a resume keeps the run's].",
+    ),
+]
 
 # Where the run goes, and how it is shown.
 OutputOpt = Annotated[Path, typer.Option("--output", "-o", help="Where run folders go.")]
@@ -227,6 +235,7 @@ class EvalOptions:
     output: Path
     resume: Path | None
     no_baseline: bool
+    cache: bool | None
     skill_name: str | None
     output_format: OutputFormat
     push_repo: str | None
@@ -327,6 +336,7 @@ class EvalOptions:
             api_key=os.environ.get(API_KEY_ENV) or None,
             mode=self.mode,
             agent=agent,
+            cache=self.cache,
         )
 
     def jobs_options(self) -> JobsOptions:

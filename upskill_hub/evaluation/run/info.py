@@ -81,6 +81,8 @@ def reproduce_command(
     if config.agent is not None:
         argv += ["--mode", "agent", "--max-turns", str(config.agent.max_turns)]
         argv += ["--token-budget", str(config.agent.token_budget)]
+    if not config.cache:
+        argv.append("--no-cache")
     if resume_dir is not None:
         argv += ["--resume", str(resume_dir)]
     return shlex.join(argv)
@@ -142,6 +144,7 @@ def new_run_info(
         judge_model=config.judge_model,
         mode="inline" if config.agent is None else "agent",
         agent=None if config.agent is None else config.agent.to_dict(),
+        cache=config.cache,
         started_at=utc_now(),
         finished_at=None,
         status="running",
