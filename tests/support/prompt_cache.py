@@ -5,9 +5,11 @@ the system prompt, then each message's content blocks. Tokens are whitespace tok
 everywhere in the fake servers; here the tool definitions count too (their JSON).
 
 - Anthropic (:meth:`PromptCache.anthropic`): only marked prefixes are cached. Each block
-  carrying ``cache_control`` ends a prefix; the longest marked prefix seen before (by an earlier
-  request) is read from the cache, the rest of the longest marked prefix is written to it, the
-  remainder is uncached input. Prefixes shorter than ``min_tokens`` are never cached.
+  carrying ``cache_control`` ends a prefix that is written to the cache; a lookup checks the
+  prefixes ending at the marked block and at the :data:`LOOKBACK` blocks before it, as the API
+  does. The longest prefix found is read from the cache, the rest of the longest marked prefix
+  is written to it, the remainder is uncached input. Prefixes shorter than ``min_tokens`` are
+  never cached.
 - OpenAI (:meth:`PromptCache.openai`): caching is automatic. Every message boundary ends a
   prefix; the longest one seen before (and at least ``min_tokens`` long) is reported as
   ``cached_tokens``.
@@ -26,7 +28,10 @@ from typing import Any
 
 from tests.support.responders import _count_tokens, _text_of
 
-__all__ = ["PromptCache"]
+__all__ = ["LOOKBACK", "PromptCache"]
+
+#: Blocks before a marked one whose prefixes a lookup checks too (the API's 20).
+LOOKBACK = 20
 
 
 @dataclass(frozen=True)
@@ -103,9 +108,12 @@ class PromptCache:
         ``cache_read_input_tokens``, ``cache_creation_input_tokens``."""
         blocks = _blocks(request)
         total = sum(b.tokens for b in blocks)
-        prefixes = self._prefixes(blocks, [i for i, b in enumerate(blocks) if b.marked])
+        marked = [i for i, b in enumerate(blocks) if b.marked]
+        prefixes = self._prefixes(blocks, marked)
+        looked = {j for i in marked for j in range(max(i - LOOKBACK, 0), i + 1)}
+        candidates = self._prefixes(blocks, sorted(looked))
         with self._lock:
-            read = max((t for key, t in prefixes if key in self._seen), default=0)
+            read = max((t for key, t in candidates if key in self._seen), default=0)
             longest = max((t for _key, t in prefixes), default=0)
             self._seen.update(key for key, _t in prefixes)
         written = max(longest - read, 0)
