@@ -85,15 +85,15 @@ class RunInfo(_Record):
     concurrency: int = 4
     base_url: str | None = None
     judge_model: str | None = None
-    #: "inline" or "agent" (absent in runs older than agent mode: read as inline)
-    mode: str | None = field(default=None, metadata=codec.OMIT_NONE)
-    #: agent mode's limits (AgentSettings.to_dict()), only in agent runs
-    agent: dict[str, Any] | None = field(default=None, metadata=codec.OMIT_NONE)
     #: whether requests marked their stable prefix for the prompt cache (EvalConfig.cache);
     #: None (absent) in runs made before caching existed, which marked nothing
     cache: bool | None = field(
         default=None, metadata=codec.meta(omit_none=True, read=codec.exact(bool))
     )
+    #: "inline" or "agent" (absent in runs older than agent mode: read as inline)
+    mode: str | None = field(default=None, metadata=codec.OMIT_NONE)
+    #: agent mode's limits (AgentSettings.to_dict()), only in agent runs
+    agent: dict[str, Any] | None = field(default=None, metadata=codec.OMIT_NONE)
     started_at: str | None = None
     finished_at: str | None = None
     status: str = "running"
