@@ -299,3 +299,30 @@ def test_cli_no_cache_and_resume(skill: Skill, tmp_path: Path) -> None:
     assert flipped.stderr.strip().splitlines() == [
         f"error: --resume {on_dir}: the run marked its prompts for caching; resume it with --cache"
     ]
+
+
+@pytest.mark.parametrize("cache", [True, False])
+def test_trigger_evals_take_the_setting(cache: bool, skill: Skill, tmp_path: Path) -> None:
+    from upskill_hub.evaluation.triggers.measure import evaluate_triggers
+    from upskill_hub.evaluation.triggers.queries import TriggerQuery
+
+    queries = [TriggerQuery("q1", "What is the Zorblax code?", True)]
+    with anthropic_server(AGENT, prompt_cache=PromptCache()) as srv:
+        cfg = config(srv, "anthropic:claude-fake", runs=1, agent=AgentSettings(), cache=cache)
+        result = evaluate_triggers(skill, queries, [], cfg, output_root=tmp_path)
+        requests = srv.requests
+    assert requests and all(
+        marks(r) == (["tools[1]", "system[0]"] if cache else []) for r in requests
+    )
+    info = json.loads((result.run_dir / "run.json").read_text())
+    assert info["cache"] is cache
+    assert info["reproduce"].endswith("--no-cache") is not cache
+
+
+def test_scheduled_evals_keep_no_cache() -> None:
+    from upskill_hub.jobs.recurring import eval_command
+
+    models = ["anthropic:claude-fake"]
+    off = eval_command("ns/skill", EvalConfig(models=models, cache=False), "ns/evals", "none")
+    on = eval_command("ns/skill", EvalConfig(models=models), "ns/evals", "none")
+    assert "--no-cache" in off and "--no-cache" not in on
