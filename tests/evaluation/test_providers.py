@@ -137,7 +137,7 @@ def test_anthropic_system_goes_to_system_parameter(ant: FakeLLMServer) -> None:
     assert done.latency_s > 0
     (req,) = ant.requests
     body = req.json or {}
-    assert body["system"] == CHAT[0].content
+    assert req.system == CHAT[0].content  # one text block, marked for the prompt cache
     assert body["messages"] == [{"role": "user", "content": CHAT[1].content}]
     assert body["max_tokens"] == 64 and "seed" not in body
     assert req.api_key == "sk-ant-k-12"

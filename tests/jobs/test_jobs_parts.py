@@ -80,7 +80,8 @@ def test_job_commands() -> None:
         *["upskill-hub", "jobs", "run-shard", "me/runs", "r1", "00000", "--serve-vllm"]
     ]
     assert vllm_command("org/m") == [
-        *["vllm", "serve", "org/m", "--host", "127.0.0.1", "--port", "8000"]
+        *["vllm", "serve", "org/m", "--host", "127.0.0.1", "--port", "8000"],
+        "--enable-prompt-tokens-details",
     ]
     plan = _plan("openai:gpt-x", "pypi")
     (shell, flag, script) = job_command(plan, plan.shards[0])

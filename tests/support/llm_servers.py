@@ -32,7 +32,15 @@ output: the reply), and a reply longer than ``max_tokens`` words is cut, with fi
 ``length`` / ``max_tokens``.
 
 Every request to a completion endpoint is recorded in ``srv.requests`` (a snapshot list of
-:class:`RecordedRequest`: path, headers, JSON body, the fault it got), faulted ones included.
+:class:`RecordedRequest`: path, headers, JSON body, the fault it got, the usage answered),
+faulted ones included.
+
+**Prompt caching**: ``prompt_cache=PromptCache(min_tokens=...)``
+(:mod:`tests.support.prompt_cache`) makes the server keep a prompt cache and report it as the
+API does: Anthropic ``cache_read_input_tokens`` / ``cache_creation_input_tokens`` for prefixes
+marked with ``cache_control`` (``input_tokens`` then being the uncached rest), OpenAI
+``prompt_tokens_details.cached_tokens`` for any prefix seen before. Input counts then include
+the tool definitions.
 
 **Faults** queue up with ``srv.inject(kind, ...)`` and are consumed in order, one per
 completion request (``GET /v1/models`` never consumes one):
@@ -81,6 +89,7 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 from starlette.types import Receive, Scope, Send
 
+from tests.support.prompt_cache import PromptCache
 from tests.support.responders import (  # re-exported, see __all__
     ErrorReply,
     FinishReply,
@@ -105,6 +114,7 @@ __all__ = [
     "FakeLLMServer",
     "Fault",
     "FinishReply",
+    "PromptCache",
     "RecordedRequest",
     "Responder",
     "ToolCallReply",
@@ -147,6 +157,8 @@ class RecordedRequest:
     json: dict[str, Any] | None
     fault: str | None = None
     received_at: float = field(default_factory=time.time)
+    #: The ``usage`` object of the answer (empty until answered, and for errors).
+    usage: dict[str, Any] = field(default_factory=dict)
 
     @property
     def text(self) -> str:
@@ -320,8 +332,10 @@ class FakeLLMServer:
         latency: float = 0.0,
         api_key: str | None = None,
         models: tuple[str, ...] = ("fake-model",),
+        prompt_cache: PromptCache | None = None,
     ) -> None:
         self.kind = kind
+        self.prompt_cache = prompt_cache
         self.responder = responder
         self.latency = latency
         self.api_key = api_key
@@ -499,15 +513,14 @@ class FakeLLMServer:
             body = None
         with self._lock:
             fault = self._faults.popleft() if self._faults else None
-            self._requests.append(
-                RecordedRequest(
-                    method=request.method,
-                    path=request.url.path,
-                    headers=dict(request.headers),
-                    json=body if isinstance(body, dict) else None,
-                    fault=fault.kind if fault else None,
-                )
+            recorded = RecordedRequest(
+                method=request.method,
+                path=request.url.path,
+                headers=dict(request.headers),
+                json=body if isinstance(body, dict) else None,
+                fault=fault.kind if fault else None,
             )
+            self._requests.append(recorded)
             seq = next(self._seq)
         if fault is not None:
             faulted = await self._apply_fault(fault, request)
@@ -535,17 +548,38 @@ class FakeLLMServer:
             else:
                 answer = _anthropic_reply(body, reply.text, seq)
                 answer["stop_reason"] = reply.finish
-            return JSONResponse(answer)
+            return JSONResponse(self._with_usage(recorded, body, answer))
         if self.kind == "openai":
             if isinstance(reply, ToolCallReply):
-                return JSONResponse(_openai_tool_reply(body, reply, seq))
-            return JSONResponse(_openai_reply(body, reply, seq))
+                answer = _openai_tool_reply(body, reply, seq)
+            else:
+                answer = _openai_reply(body, reply, seq)
+            return JSONResponse(self._with_usage(recorded, body, answer))
         answer = (
             _anthropic_tool_reply(body, reply, seq)
             if isinstance(reply, ToolCallReply)
             else _anthropic_reply(body, reply, seq)
         )
-        return JSONResponse(answer, headers={"request-id": f"req_fake{seq}"})
+        return JSONResponse(
+            self._with_usage(recorded, body, answer), headers={"request-id": f"req_fake{seq}"}
+        )
+
+    def _with_usage(
+        self, recorded: RecordedRequest, body: dict[str, Any], answer: dict[str, Any]
+    ) -> dict[str, Any]:
+        """``answer`` with the prompt cache's counts (if the server keeps one), its usage
+        recorded on ``recorded``."""
+        usage = answer["usage"]
+        if self.prompt_cache is not None and self.kind == "anthropic":
+            usage.update(self.prompt_cache.anthropic(body))
+        elif self.prompt_cache is not None:
+            prompt, cached = self.prompt_cache.openai(body)
+            usage["prompt_tokens"] = prompt
+            usage["total_tokens"] = prompt + usage["completion_tokens"]
+            usage["prompt_tokens_details"] = {"cached_tokens": cached}
+        with self._lock:
+            recorded.usage.update(usage)
+        return answer
 
     async def _apply_fault(self, fault: Fault, request: Request) -> Response | None:
         """Answer a faulted request; None means "then answer normally" (after a hang)."""
@@ -592,9 +626,17 @@ def openai_server(
     latency: float = 0.0,
     api_key: str | None = None,
     models: tuple[str, ...] = ("fake-model",),
+    prompt_cache: PromptCache | None = None,
 ) -> Iterator[FakeLLMServer]:
     """Run a fake OpenAI chat completions server for the duration of the ``with`` block."""
-    server = FakeLLMServer("openai", responder, latency=latency, api_key=api_key, models=models)
+    server = FakeLLMServer(
+        "openai",
+        responder,
+        latency=latency,
+        api_key=api_key,
+        models=models,
+        prompt_cache=prompt_cache,
+    )
     with server:
         yield server
 
@@ -605,8 +647,11 @@ def anthropic_server(
     *,
     latency: float = 0.0,
     api_key: str | None = None,
+    prompt_cache: PromptCache | None = None,
 ) -> Iterator[FakeLLMServer]:
     """Run a fake Anthropic Messages API server for the duration of the ``with`` block."""
-    server = FakeLLMServer("anthropic", responder, latency=latency, api_key=api_key)
+    server = FakeLLMServer(
+        "anthropic", responder, latency=latency, api_key=api_key, prompt_cache=prompt_cache
+    )
     with server:
         yield server

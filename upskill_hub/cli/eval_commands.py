@@ -25,6 +25,7 @@ import typer
 from upskill_hub.cli.eval_options import (
     ArtifactRepoOpt,
     BaseUrlOpt,
+    CacheOpt,
     ConcurrencyOpt,
     CreatePrOpt,
     DistractorsOpt,
@@ -206,6 +207,7 @@ def eval_command(
     output: OutputOpt = Path("runs"),
     resume: ResumeOpt = None,
     no_baseline: NoBaselineOpt = False,
+    cache: CacheOpt = None,
     skill_name: SkillNameOpt = None,
     output_format: FormatOpt = OutputFormat.text,
     push_repo: PushResultsOpt = None,

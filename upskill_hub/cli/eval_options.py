@@ -95,6 +95,14 @@ PriceOpt = Annotated[
     ),
 ]
 NoBaselineOpt = Annotated[bool, typer.Option("--no-baseline", help="Only the with-skill arm.")]
+CacheOpt = Annotated[
+    bool | None,
+    typer.Option(
+        "--cache/--no-cache",
+        help="Mark each request's system prompt and tools for the API's prompt cache (Anthropic; "
+        "OpenAI caches by itself), in both arms [default: on; a resume keeps the run's].",
+    ),
+]
 
 # Where the run goes, and how it is shown.
 OutputOpt = Annotated[Path, typer.Option("--output", "-o", help="Where run folders go.")]
@@ -236,6 +244,7 @@ class EvalOptions:
     output: Path
     resume: Path | None
     no_baseline: bool
+    cache: bool | None
     skill_name: str | None
     output_format: OutputFormat
     push_repo: str | None
@@ -338,6 +347,7 @@ class EvalOptions:
             mode=self.mode,
             agent=agent,
             prices=self.prices(),
+            cache=self.cache,
         )
 
     def prices(self) -> dict[str, Price]:

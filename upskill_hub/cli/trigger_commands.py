@@ -107,6 +107,7 @@ def _config(overrides: RunOverrides) -> EvalConfig:
         base_url=overrides.base_url,
         api_key=overrides.api_key,
         agent=overrides.agent,
+        cache=overrides.cache is not False,
     )
 
 

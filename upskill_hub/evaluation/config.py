@@ -87,6 +87,12 @@ class EvalConfig:
     #: vendor's judge with that vendor's environment key) or ``run`` (only on the run's own
     #: provider and key; the hosted Space).
     judge_scope: JudgeScope = "any"
+    #: Mark each request's stable prefix (system prompt, tool definitions) for the API's prompt
+    #: cache, in both arms (``eval --no-cache``: False). Only Anthropic needs the marks; OpenAI
+    #: caches long prompts by itself either way. Cached and cache-written tokens are read from
+    #: every API's usage fields whatever this says.
+    cache: bool = True
+
     #: Prices given for models (``--price``), canonical model id -> price; the rest come from
     #: the built-in table (:mod:`upskill_hub.evaluation.pricing`) or stay unpriced.
     prices: dict[str, Price] = field(default_factory=dict)

@@ -1,5 +1,6 @@
 """The providers of one run (an eval, or ``generate``'s students and teacher): one per model
-(plus judges), resolved once, closed once; providers handed in ready are the caller's to close."""
+(plus judges), resolved once, closed once; providers handed in ready are the caller's to close
+(and keep their own ``prompt_cache``)."""
 
 from __future__ import annotations
 
@@ -30,8 +31,10 @@ class ProviderPool:
         api_key: str | None = None,
         given: dict[str, Provider] | None = None,
         judge_scope: JudgeScope = "any",
+        prompt_cache: bool = True,
     ) -> None:
         self.base_url = base_url
+        self.prompt_cache = prompt_cache
         self.api_key = api_key
         self.models = list(models)
         self.judge_scope: JudgeScope = judge_scope
@@ -60,6 +63,7 @@ class ProviderPool:
             api_key=config.api_key,
             given=given,
             judge_scope=config.judge_scope,
+            prompt_cache=config.cache,
         )
 
     def _resolve(
@@ -69,14 +73,16 @@ class ProviderPool:
 
         if base_url is None:
             base_url, api_key = self.base_url, self.api_key
-        return resolve_model(spec, base_url=base_url, api_key=api_key)
+        return resolve_model(
+            spec, base_url=base_url, api_key=api_key, prompt_cache=self.prompt_cache
+        )
 
     def _resolve_own(self, spec: str) -> Provider:
         """``spec`` with its own vendor's key from the environment (no explicit key, no
         ``base_url``: those belong to the run's models)."""
         from upskill_hub.evaluation.providers.resolve import resolve_model
 
-        return resolve_model(spec)
+        return resolve_model(spec, prompt_cache=self.prompt_cache)
 
     def extra(
         self, spec: str, *, base_url: str | None, api_key: str | None, given: Provider | None
@@ -86,7 +92,9 @@ class ProviderPool:
 
         if given is not None:
             return given
-        provider = resolve_model(spec, base_url=base_url, api_key=api_key)
+        provider = resolve_model(
+            spec, base_url=base_url, api_key=api_key, prompt_cache=self.prompt_cache
+        )
         self.owned.append(provider)
         return provider
 

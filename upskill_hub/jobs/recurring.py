@@ -52,6 +52,8 @@ def eval_command(
         argv += ["--judge-model", config.judge_model]
     if config.no_baseline:
         argv.append("--no-baseline")
+    if not config.cache:
+        argv.append("--no-cache")
     argv += ["--push-results", push_repo]
     if install == "none":
         return argv

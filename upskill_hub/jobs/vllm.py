@@ -27,8 +27,11 @@ READY_TIMEOUT_S = 1800.0
 
 
 def vllm_command(model: str, port: int = VLLM_PORT) -> list[str]:
-    """The command that serves ``model`` (ORG/MODEL) with vLLM on 127.0.0.1:``port``."""
-    return ["vllm", "serve", model, "--host", "127.0.0.1", "--port", str(port)]
+    """The command that serves ``model`` (ORG/MODEL) with vLLM on 127.0.0.1:``port``, reporting
+    the prompt tokens its prefix cache served (``usage.prompt_tokens_details.cached_tokens``,
+    recorded as each sample's ``cached_input_tokens``)."""
+    argv = ["vllm", "serve", model, "--host", "127.0.0.1", "--port", str(port)]
+    return [*argv, "--enable-prompt-tokens-details"]
 
 
 def check_installed(spec: str) -> str:

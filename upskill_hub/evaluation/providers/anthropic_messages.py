@@ -1,4 +1,16 @@
-"""Anthropic's Messages API, through ``anthropic.AsyncAnthropic``."""
+"""Anthropic's Messages API, through ``anthropic.AsyncAnthropic``.
+
+Prompt caching: with :attr:`~upskill_hub.evaluation.providers.base.Provider.prompt_cache` on
+(the default), a request marks ``cache_control: {"type": "ephemeral"}`` on the last tool
+definition, on the system block (which holds SKILL.md in the with-skill arm of inline mode) and,
+from the second turn of an agent exchange, on the last block of the conversation so far: at
+most three of the API's four breakpoints. The API caches the prefix up to each mark (tools, then
+system, then messages) when it is long enough (about 1024 tokens on most models). Usage is read
+whatever the setting: ``input_tokens`` of :class:`~upskill_hub.evaluation.types.Usage` is the
+API's uncached ``input_tokens`` plus ``cache_read_input_tokens`` plus
+``cache_creation_input_tokens``, the last two also kept apart as ``cached_input_tokens`` and
+``cache_write_tokens``.
+"""
 
 from __future__ import annotations
 
@@ -21,12 +33,51 @@ from upskill_hub.evaluation.types import (
     Usage,
 )
 
+#: The mark that makes the API cache the prompt up to the block carrying it.
+CACHE_CONTROL: dict[str, str] = {"type": "ephemeral"}
+
+
+def _mark_last(blocks: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """``blocks`` with a copy of the last one carrying :data:`CACHE_CONTROL`."""
+    if not blocks:
+        return blocks
+    return [*blocks[:-1], {**blocks[-1], "cache_control": dict(CACHE_CONTROL)}]
+
+
+def _mark_conversation(turns: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """``turns`` with the last block of the last message marked (its text as a block if it is
+    a plain string)."""
+    if not turns:
+        return turns
+    last = turns[-1]
+    content = last["content"]
+    blocks = [{"type": "text", "text": content}] if isinstance(content, str) else list(content)
+    return [*turns[:-1], {**last, "content": _mark_last(blocks)}]
+
 
 @functools.cache
 def _sdk_takes_temperature() -> bool:
     from anthropic.resources.messages import AsyncMessages
 
     return "temperature" in inspect.signature(AsyncMessages.create).parameters
+
+
+def _count(usage: Any, name: str) -> int:
+    value = getattr(usage, name, None)
+    return value if isinstance(value, int) and value > 0 else 0
+
+
+def anthropic_usage(usage: Any) -> Usage:
+    """:class:`Usage` of a Messages response's ``usage``: input is every input token (uncached,
+    read from the cache, written to it); missing or non-integer counts are 0."""
+    read = _count(usage, "cache_read_input_tokens")
+    written = _count(usage, "cache_creation_input_tokens")
+    return Usage(
+        input_tokens=_count(usage, "input_tokens") + read + written,
+        output_tokens=_count(usage, "output_tokens"),
+        cached_input_tokens=read,
+        cache_write_tokens=written,
+    )
 
 
 class AnthropicProvider(SdkProvider):
@@ -76,6 +127,11 @@ class AnthropicProvider(SdkProvider):
         client = self._client_for_loop()
         system = "\n\n".join(m.content for m in messages if m.role == "system")
         chat = [{"role": m.role, "content": m.content} for m in messages if m.role != "system"]
+        if self.prompt_cache:
+            if "tools" in extra:
+                extra = {**extra, "tools": _mark_last(list(extra["tools"]))}
+            if turns:  # later agent turns: the exchange so far is read back from the cache
+                turns = _mark_conversation(turns)
         request: dict[str, Any] = {
             "model": self.model,
             "messages": chat + turns,
@@ -86,7 +142,9 @@ class AnthropicProvider(SdkProvider):
         if "temperature" not in self.unsupported_params:
             request["temperature"] = params.temperature
         if system:
-            request["system"] = system
+            request["system"] = (
+                _mark_last([{"type": "text", "text": system}]) if self.prompt_cache else system
+            )
         start = time.perf_counter()
         try:
             response = await client.messages.create(**request)
@@ -109,17 +167,9 @@ class AnthropicProvider(SdkProvider):
         text = "".join(
             getattr(b, "text", "") or "" for b in content if getattr(b, "type", "") == "text"
         )
-        usage = getattr(response, "usage", None)
-        input_tokens = sum(
-            int(getattr(usage, name, 0) or 0)
-            for name in ("input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens")
-        )
         return Completion(
             text=text,
-            usage=Usage(
-                input_tokens=input_tokens,
-                output_tokens=int(getattr(usage, "output_tokens", 0) or 0),
-            ),
+            usage=anthropic_usage(getattr(response, "usage", None)),
             latency_s=latency,
             model=str(getattr(response, "model", "") or self.model),
             finish_reason=getattr(response, "stop_reason", None),

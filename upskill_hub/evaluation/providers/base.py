@@ -33,6 +33,12 @@ class Provider(ABC):
     #: Whether :meth:`complete_with_tools` works (``eval --mode agent`` needs it).
     supports_tools: bool = False
 
+    #: Whether requests mark their stable prefix (system prompt, tool definitions) for the
+    #: API's prompt cache. Only APIs that need marking act on it (Anthropic's
+    #: ``cache_control``); OpenAI caches long prompts by itself. ``resolve_model`` sets it
+    #: (``EvalConfig.cache``, ``eval --no-cache``).
+    prompt_cache: bool = True
+
     async def complete_with_tools(
         self,
         messages: Sequence[Message],

@@ -21,10 +21,32 @@ from upskill_hub.evaluation.types import (
 )
 
 
+def _count(holder: Any, name: str) -> int:
+    value = getattr(holder, name, None)
+    return value if isinstance(value, int) and value > 0 else 0
+
+
+def openai_usage(usage: Any) -> Usage:
+    """:class:`Usage` of a chat completion's ``usage``: ``prompt_tokens`` is all input, of which
+    ``prompt_tokens_details.cached_tokens`` (when reported) came from the prompt cache; OpenAI
+    reports no cache writes. Missing or non-integer counts are 0; a cached count above the
+    prompt's is capped at it."""
+    prompt = _count(usage, "prompt_tokens")
+    details = getattr(usage, "prompt_tokens_details", None)
+    return Usage(
+        input_tokens=prompt,
+        output_tokens=_count(usage, "completion_tokens"),
+        cached_input_tokens=min(_count(details, "cached_tokens"), prompt),
+    )
+
+
 class OpenAICompatProvider(SdkProvider):
     """A model behind ``POST {base_url}/chat/completions``, called through ``openai.AsyncOpenAI``.
 
-    ``base_url=None`` means OpenAI itself. The SDK never retries (``max_retries=0``) and never
+    ``base_url=None`` means OpenAI itself. Prompt caching needs nothing in the request (OpenAI
+    caches prompts of 1024+ tokens by itself, vLLM with prefix caching on); the cached part of
+    ``prompt_tokens`` is read from ``usage.prompt_tokens_details.cached_tokens`` when the server
+    reports it (:func:`openai_usage`). The SDK never retries (``max_retries=0``) and never
     follows redirects (a 3xx is a final error); failures become :class:`ProviderError`. One SDK
     client per event loop, created on first use.
     """
@@ -87,13 +109,9 @@ class OpenAICompatProvider(SdkProvider):
     def _completion(
         self, response: Any, choice: Any, latency: float, calls: Sequence[ToolCall] = ()
     ) -> Completion:
-        usage = getattr(response, "usage", None)
         return Completion(
             text=choice.message.content or "",
-            usage=Usage(
-                input_tokens=int(getattr(usage, "prompt_tokens", 0) or 0),
-                output_tokens=int(getattr(usage, "completion_tokens", 0) or 0),
-            ),
+            usage=openai_usage(getattr(response, "usage", None)),
             latency_s=latency,
             model=str(getattr(response, "model", "") or self.model),
             finish_reason=choice.finish_reason,

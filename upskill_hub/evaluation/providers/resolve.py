@@ -296,9 +296,14 @@ def _environment_key(row: ProviderKind) -> str | None:
 
 
 def resolve_model(
-    spec: str, *, base_url: str | None = None, api_key: str | None = None
+    spec: str,
+    *,
+    base_url: str | None = None,
+    api_key: str | None = None,
+    prompt_cache: bool = True,
 ) -> Provider:
-    """The provider for model string ``spec`` (see the module docstring)."""
+    """The provider for model string ``spec`` (see the module docstring); ``prompt_cache``
+    becomes its :attr:`~upskill_hub.evaluation.providers.base.Provider.prompt_cache`."""
     parsed = parse_model(spec, base_url)
     check_key_vendor(parsed, api_key, base_url)
     row = _BY_KIND[parsed.kind]
@@ -307,4 +312,6 @@ def resolve_model(
         key = api_key or _environment_key(row)
         if not key and not (row.base_url_env and os.environ.get(row.base_url_env)):
             raise http_errors.missing_key_error(parsed.model_id, row.key_env, login=row.login)
-    return row.factory(parsed, base_url, key)
+    provider = row.factory(parsed, base_url, key)
+    provider.prompt_cache = prompt_cache
+    return provider

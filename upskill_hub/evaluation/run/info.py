@@ -82,6 +82,8 @@ def reproduce_command(
     if config.agent is not None:
         argv += ["--mode", "agent", "--max-turns", str(config.agent.max_turns)]
         argv += ["--token-budget", str(config.agent.token_budget)]
+    if not config.cache:
+        argv.append("--no-cache")
     if resume_dir is not None:
         argv += ["--resume", str(resume_dir)]
     return shlex.join(argv)
@@ -143,6 +145,7 @@ def new_run_info(
         judge_model=config.judge_model,
         mode="inline" if config.agent is None else "agent",
         agent=None if config.agent is None else config.agent.to_dict(),
+        cache=config.cache,
         prices=prices_to_json(resolve_prices(model_ids, config.prices, base_url=config.base_url)),
         started_at=utc_now(),
         finished_at=None,

@@ -4,9 +4,9 @@ summary.json (:class:`RunSummary`).
 ``to_dict`` gives the exact JSON the tool writes (same keys, same order); ``from_dict`` reads
 what any version wrote: missing keys take their defaults, keys it does not know are kept in
 ``extra`` and written back after the known ones. Keys older files lack and new ones always have
-(``custom_tests``; ``stats_version``, ``lift_method``, ``rejected``) are None when absent and left
-out again by ``to_dict``, so readers can still tell an old run from a new one. Both directions
-are :mod:`upskill_hub.records_codec` over the fields declared here.
+(``custom_tests``, ``cache``; ``stats_version``, ``lift_method``, ``rejected``) are None when
+absent and left out again by ``to_dict``, so readers can still tell an old run from a new one.
+Both directions are :mod:`upskill_hub.records_codec` over the fields declared here.
 """
 
 from __future__ import annotations
@@ -85,6 +85,11 @@ class RunInfo(_Record):
     concurrency: int = 4
     base_url: str | None = None
     judge_model: str | None = None
+    #: whether requests marked their stable prefix for the prompt cache (EvalConfig.cache);
+    #: None (absent) in runs made before caching existed, which marked nothing
+    cache: bool | None = field(
+        default=None, metadata=codec.meta(omit_none=True, read=codec.exact(bool))
+    )
     #: "inline" or "agent" (absent in runs older than agent mode: read as inline)
     mode: str | None = field(default=None, metadata=codec.OMIT_NONE)
     #: agent mode's limits (AgentSettings.to_dict()), only in agent runs

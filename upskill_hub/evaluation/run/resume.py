@@ -47,6 +47,9 @@ class RunOverrides:
     agent: AgentSettings | None = None
     #: ``--price`` overrides, canonical model id -> price; over a resumed run's recorded prices
     prices: dict[str, Price] | None = None
+    #: Prompt-cache marks on or off (``--cache`` / ``--no-cache``); None keeps the default (on)
+    #: or the resumed run's setting.
+    cache: bool | None = None
 
 
 def run_settings(
@@ -96,6 +99,7 @@ def run_settings(
         api_key=overrides.api_key,
         agent=overrides.agent if overrides.mode or overrides.agent else base.agent,
         prices={**base.prices, **(overrides.prices or {})},
+        cache=base.cache if overrides.cache is None else overrides.cache,
     )
     return config, list(cases)
 
@@ -168,13 +172,21 @@ def check_resume(
                     Param("mode"),
                     " to reuse the run's settings)",
                 )
+    if info.cache is not None and info.cache != config.cache:
+        said = (
+            ": the run marked its prompts for caching; resume it with "
+            if info.cache
+            else ": the run sent no prompt-cache marks; resume it without "
+        )
+        raise UsageError(*where, said, Param("cache"))
     stored_sha = info.skill.skill_md_sha256
     if stored_sha and stored_sha != skill_sha:
         raise UsageError(*where, ": SKILL.md changed since the run started; start a new run")
 
 
 def config_from_run(path: Path) -> tuple[EvalConfig, list[TestCase]]:
-    """The config and cases a run folder was started with (no API key: it was never stored)."""
+    """The config and cases a run folder was started with (no API key: it was never stored;
+    ``cache`` off for a run.json without the key)."""
     folder = RunFolder(Path(path))
     info = folder.read_info()
     if info.format != FORMAT_VERSION:
@@ -190,6 +202,9 @@ def config_from_run(path: Path) -> tuple[EvalConfig, list[TestCase]]:
         judge_model=info.judge_model,
         agent=AgentSettings.from_dict(info.agent or {}) if info.mode == "agent" else None,
         prices={m: p for m, p in prices_from_json(info.prices).items() if p is not None},
+        # runs made before caching existed (no "cache" key) marked nothing: neither does the
+        # rest of them
+        cache=bool(info.cache),
     )
     return config, folder.read_tests()
 

@@ -104,6 +104,8 @@ def _reproduce(
     url = public_url(config.base_url)
     if url:
         argv += ["--base-url", url]
+    if not config.cache:
+        argv.append("--no-cache")
     return shlex.join(argv)
 
 
@@ -235,6 +237,7 @@ async def run_trigger_eval(
             "split": None if split is None else {"train_fraction": split[0], "seed": split[1]},
             "distractors": sorted(d.name for d in distractors if d.name != folder.name),
             "base_url": public_url(config.base_url),
+            "cache": config.cache,
             "started_at": utc_now(),
             "finished_at": None,
             "status": "running",
