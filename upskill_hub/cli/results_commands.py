@@ -1,4 +1,4 @@
-"""``results push | show | compare``: publish a run folder as a Hub dataset and read it back.
+"""``results push | show | compare | frontier``: publish a run folder as a Hub dataset and read it back.
 
 Thin adapter over :mod:`upskill_hub.publish`; datasets and huggingface_hub are imported only
 when a command runs. Errors propagate to ``cli.main``, which prints one line.
@@ -11,9 +11,10 @@ from typing import TYPE_CHECKING, Any
 
 import typer
 
-from upskill_hub.cli.output import OutputFormat, console, err_console, print_json
+from upskill_hub.cli.output import OutputFormat, console, err_console, print_json, safe
 
 if TYPE_CHECKING:
+    from upskill_hub.publish.frontier import Frontier
     from upskill_hub.publish.results_view import ModelComparison, RunResults
 
 FORMAT_OPTION = typer.Option(OutputFormat.text, "--format", help="Output format: text or json.")
@@ -171,6 +172,63 @@ def compare(
         )
         return
     _print_comparison(run_a, run_b, rows)
+
+
+@results_app.command("frontier")
+def frontier(
+    sources: list[str] = typer.Argument(
+        ..., help="Run folders and/or results datasets NS/NAME[:split]."
+    ),
+    target: float = typer.Option(
+        0.8, "--target", help="The pass rate the lower bound of the 95% interval must reach."
+    ),
+    out: Path = typer.Option(None, "--out", help="Also write the chart (PNG) to this file."),
+    output_format: OutputFormat = FORMAT_OPTION,
+) -> None:
+    """Pass rate against cost per passed case, per model and arm, and the cheapest model + arm
+    whose pass rate reaches the target at its lower bound, with its saving against the best
+    baseline. Unpriced arms are listed, never chosen."""
+    from upskill_hub.publish.frontier import check_target, load_frontier
+
+    result = load_frontier(sources, check_target(target))
+    if out is not None:
+        from upskill_hub.evaluation.report.frontier_chart import write_frontier_chart
+
+        points = [p for p in (e.point() for e in result.entries) if p is not None]
+        unpriced = [e.label for e in result.unpriced]
+        write_frontier_chart(points, out, target=result.target, unpriced=unpriced)
+    if output_format is OutputFormat.json:
+        print_json(result.to_dict())
+        return
+    _print_frontier(result)
+    if out is not None:
+        console().print(f"chart: {out}", highlight=False)
+
+
+def _print_frontier(result: Frontier) -> None:
+    from rich.table import Table
+
+    from upskill_hub.formatting import NONE, percent, rate, strip_control
+    from upskill_hub.publish.frontier import usd
+
+    table = Table(title=f"target {percent(result.target)} (lower bound)", title_justify="left")
+    for column in ("model", "arm", "pass rate (95% CI)", "per passed case (95% CI)", "status"):
+        table.add_column(column)
+    for e in result.entries:
+        ci = e.per_passed_ci95
+        cost = usd(e.per_passed) if e.per_passed is not None else NONE
+        if ci is not None:
+            cost += f" [{usd(ci[0])}, {usd(ci[1])}]"
+        table.add_row(
+            safe(e.model + (f" ({e.run})" if e.run else "")),
+            e.arm.replace("_", " "),
+            rate(e.pass_rate, e.ci95),
+            cost,
+            e.status(result.target) + (" ← chosen" if e is result.chosen else ""),
+        )
+    out = console()
+    out.print(table)
+    out.print(strip_control(result.sentence), markup=False, highlight=False, soft_wrap=True)
 
 
 def _print_summary(results: RunResults) -> None:
