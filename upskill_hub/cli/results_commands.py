@@ -1,4 +1,5 @@
-"""``results push | show | compare | frontier``: publish a run folder as a Hub dataset and read it back.
+"""``results push | show | compare | frontier``: publish a run folder as a Hub dataset, read it
+back, and find the cheapest model + arm good enough for a target pass rate.
 
 Thin adapter over :mod:`upskill_hub.publish`; datasets and huggingface_hub are imported only
 when a command runs. Errors propagate to ``cli.main``, which prints one line.

@@ -21,15 +21,13 @@ from upskill_hub.evaluation.report.chart import BASELINE_COLOR, SKILL_COLOR, wai
 
 __all__ = [
     "DEFAULT_TARGET",
-    "FRONTIER_CHART_FILE",
     "FrontierPoint",
     "points_from_models",
     "render_frontier_chart",
     "write_frontier_chart",
+    "write_run_frontier_chart",
 ]
 
-#: The chart's file in a run folder.
-FRONTIER_CHART_FILE = "frontier.png"
 #: The pass rate the chart's target line marks when none is given.
 DEFAULT_TARGET = 0.8
 
@@ -172,3 +170,14 @@ def write_frontier_chart(
     data = render_frontier_chart(points, target=target, unpriced=unpriced, title=title)
     atomic_write_bytes(Path(path), data)
     return Path(path)
+
+
+def write_run_frontier_chart(
+    models: Sequence[dict[str, Any]], path: Path, *, title: str
+) -> Path | None:
+    """The chart of summary.json's ``models`` at the default target, written to ``path`` when
+    at least one arm has a cost per passed case; None (and nothing written) otherwise."""
+    points, unpriced = points_from_models(models)
+    if not points:
+        return None
+    return write_frontier_chart(points, path, unpriced=unpriced, title=title)
