@@ -228,12 +228,22 @@ def test_to_dict_has_exactly_the_summary_shape() -> None:
         "lift_bounds",
         "lift_bounds_ci95",
         "decided_by",
+        "cost_ratio",
+        "token_ratio",
     ]
-    arm_keys = ["pass_rate", "passed", "total", "errors", "ci95", "tokens", "latency_s"]
+    arm_keys = ["pass_rate", "passed", "total", "errors", "ci95", "tokens", "cost", "latency_s"]
     arm_keys += ["rejected", "cases", "ci_method", "n_effective", "pass_all_runs", "ungraded"]
     assert list(data["baseline"]) == arm_keys
     assert list(data["with_skill"]) == arm_keys
-    assert data["with_skill"]["tokens"] == {"input": 50.0, "output": 100.0}
+    assert data["with_skill"]["tokens"] == {
+        "input": 50.0,
+        "output": 100.0,
+        "cached_input": 0.0,
+        "cache_write": 0.0,
+    }
+    # no prices given: every cost figure is null, never 0
+    assert set(data["with_skill"]["cost"].values()) == {None}
+    assert data["cost_ratio"] is None
     # baseline: 1/6 over cases passing (1, 0, 0) of 2 runs each: clustered variance
     # 3/2 * ((2/3)^2 + (1/3)^2 + (1/3)^2) / 6^2 = 1/36, so n_eff = (1/6)(5/6) / (1/36) = 5
     assert data["baseline"]["n_effective"] == pytest.approx(5.0)
@@ -275,7 +285,7 @@ def test_small_n_is_not_called_a_win_and_all_errors_leave_rates_undefined() -> N
     assert (stats.baseline.pass_rate, stats.baseline.total, stats.baseline.errors) == (None, 0, 1)
     assert stats.lift is None and stats.token_savings is None
     assert stats.lift_ci95 == (-1.0, 1.0)
-    assert stats.to_dict()["baseline"]["tokens"] == {"input": None, "output": None}
+    assert set(stats.to_dict()["baseline"]["tokens"].values()) == {None}
     assert stats.verdict == "no data (every request failed)" and not stats.beneficial
 
 

@@ -11,6 +11,7 @@ from urllib.parse import urlsplit
 from upskill_hub.backoff import RetryPolicy
 from upskill_hub.errors import Param, UsageError
 from upskill_hub.evaluation.agent.settings import AgentSettings
+from upskill_hub.evaluation.pricing import Price
 from upskill_hub.evaluation.types import ARMS, Arm, GenerationParams
 
 __all__ = ["EvalConfig", "JudgeScope", "SkillLike", "check_base_url"]
@@ -85,6 +86,9 @@ class EvalConfig:
     #: vendor's judge with that vendor's environment key) or ``run`` (only on the run's own
     #: provider and key; the hosted Space).
     judge_scope: JudgeScope = "any"
+    #: Prices given for models (``--price``), canonical model id -> price; the rest come from
+    #: the built-in table (:mod:`upskill_hub.evaluation.pricing`) or stay unpriced.
+    prices: dict[str, Price] = field(default_factory=dict)
 
     @property
     def arms(self) -> tuple[Arm, ...]:

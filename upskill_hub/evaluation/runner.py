@@ -250,9 +250,10 @@ async def _run(
             info.status = status
             folder.write_info(info)
 
+    from upskill_hub.evaluation.pricing import prices_from_json
     from upskill_hub.evaluation.stats.summarize import summarize_tallies
 
-    stats = summarize_tallies(tally.models)
+    stats = summarize_tallies(tally.models, prices_from_json(info.prices))
     summary = build_summary(info, folder, tally.counts, stats, expected, session.cancelled)
     if config.agent is not None:
         summary.agent = tally.agent.entries()

@@ -329,6 +329,8 @@ class Session:
             assertions=results,
             input_tokens=completion.usage.input_tokens,
             output_tokens=completion.usage.output_tokens,
+            cached_input_tokens=completion.usage.cached_input_tokens,
+            cache_write_tokens=completion.usage.cache_write_tokens,
             latency_s=round(completion.latency_s, 4),
             attempts=attempts,
             finished_at=utc_now(),

@@ -38,8 +38,25 @@ class GenerationParams:
 
 @dataclass(frozen=True)
 class Usage:
+    """An API's token counts for one call (or the sum over an agent exchange's turns).
+
+    ``input_tokens`` is ALL input, cached and cache-written tokens included (OpenAI's
+    ``prompt_tokens`` meaning); ``cached_input_tokens`` and ``cache_write_tokens`` are the parts
+    of it read from a prompt cache and written to one.
+    """
+
     input_tokens: int = 0
     output_tokens: int = 0
+    cached_input_tokens: int = 0
+    cache_write_tokens: int = 0
+
+    def __add__(self, other: Usage) -> Usage:
+        return Usage(
+            input_tokens=self.input_tokens + other.input_tokens,
+            output_tokens=self.output_tokens + other.output_tokens,
+            cached_input_tokens=self.cached_input_tokens + other.cached_input_tokens,
+            cache_write_tokens=self.cache_write_tokens + other.cache_write_tokens,
+        )
 
 
 @dataclass(frozen=True)
@@ -153,6 +170,10 @@ class Sample:
     error: str | None = None
     input_tokens: int = 0
     output_tokens: int = 0
+    #: Parts of ``input_tokens`` read from / written to a prompt cache; left out of ``to_dict``
+    #: when 0 (samples written before they existed read as 0).
+    cached_input_tokens: int = 0
+    cache_write_tokens: int = 0
     latency_s: float = 0.0
     attempts: int = 1
     finished_at: str = ""
@@ -181,6 +202,9 @@ class Sample:
             data["tool_calls"] = [t.to_dict() for t in self.tool_calls]
         if self.rejected is None:
             del data["rejected"]
+        for name in ("cached_input_tokens", "cache_write_tokens"):
+            if not data[name]:
+                del data[name]
         return data
 
     @classmethod
@@ -197,6 +221,8 @@ class Sample:
             error=data.get("error"),
             input_tokens=int(data.get("input_tokens", 0)),
             output_tokens=int(data.get("output_tokens", 0)),
+            cached_input_tokens=int(data.get("cached_input_tokens") or 0),
+            cache_write_tokens=int(data.get("cache_write_tokens") or 0),
             latency_s=float(data.get("latency_s", 0.0)),
             attempts=int(data.get("attempts", 1)),
             finished_at=str(data.get("finished_at", "")),

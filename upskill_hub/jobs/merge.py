@@ -79,6 +79,8 @@ class _Lightener:
             error=data.get("error") if outcome == "error" else None,
             input_tokens=int(data.get("input_tokens", 0)),
             output_tokens=int(data.get("output_tokens", 0)),
+            cached_input_tokens=int(data.get("cached_input_tokens") or 0),
+            cache_write_tokens=int(data.get("cache_write_tokens") or 0),
             latency_s=float(data.get("latency_s", 0.0)),
             attempts=int(data.get("attempts", 1)),
             rejected=None if data.get("rejected") is None else str(data["rejected"]),
@@ -172,6 +174,7 @@ class _SamplesFile:
 def merge_run(plan: JobsPlan, run_dir: Path, hub: Hub | None = None) -> MergeResult:
     """Write the run folder's samples, summary and chart from the shards (see module doc)."""
     from upskill_hub.evaluation.run.folder import RunFolder, utc_now
+    from upskill_hub.evaluation.pricing import prices_from_json
     from upskill_hub.evaluation.run.info import build_summary
     from upskill_hub.evaluation.run.records import RunSession
     from upskill_hub.evaluation.stats.summarize import adjust_across_models, summarize_tallies
@@ -183,6 +186,7 @@ def merge_run(plan: JobsPlan, run_dir: Path, hub: Hub | None = None) -> MergeRes
         hub = Hub()
     folder = RunFolder(Path(run_dir))
     info = folder.read_info()
+    prices = prices_from_json(info.prices)
     arm_order = {a: i for i, a in enumerate(("baseline", "with_skill"))}
     light: dict[str, ModelTally] = {}  # one model's running tallies: what its statistics read
     position = 0  # of the sample in the merged file: the tallies' order
@@ -233,7 +237,7 @@ def merge_run(plan: JobsPlan, run_dir: Path, hub: Hub | None = None) -> MergeRes
             errors += len(keys) - ok
             following = plan.shards[index + 1] if index + 1 < len(plan.shards) else None
             if following is None or following.model != shard.model:
-                stats += summarize_tallies(light)  # shards of a model follow each other
+                stats += summarize_tallies(light, prices)  # shards of a model follow each other
                 light = {}
 
     with tempfile.TemporaryDirectory() as tmp:

@@ -100,6 +100,8 @@ def sample_rows(record: RunRecord, redactor: Redactor | None = None) -> list[dic
             "error": s.error,
             "input_tokens": s.input_tokens,
             "output_tokens": s.output_tokens,
+            "cached_input_tokens": s.cached_input_tokens,
+            "cache_write_tokens": s.cache_write_tokens,
             "latency_s": float(s.latency_s),
             "attempts": s.attempts,
             **skill,
@@ -117,6 +119,8 @@ def sample_rows(record: RunRecord, redactor: Redactor | None = None) -> list[dic
 def _arm_row(arm: dict[str, Any]) -> dict[str, Any]:
     ci = arm.get("ci95") or [0.0, 1.0]
     tokens = arm.get("tokens") or {}
+    cost = arm.get("cost") or {}
+    cost_ci = cost.get("per_passed_ci95") or [None, None]
     return {
         "pass_rate": arm.get("pass_rate"),
         "ci_low": float(ci[0]),
@@ -126,6 +130,13 @@ def _arm_row(arm: dict[str, Any]) -> dict[str, Any]:
         "errors": int(arm.get("errors", 0)),
         "input_tokens": tokens.get("input"),
         "output_tokens": tokens.get("output"),
+        "cached_input_tokens": tokens.get("cached_input"),
+        "cache_write_tokens": tokens.get("cache_write"),
+        "cost_usd": cost.get("usd"),
+        "cost_per_sample": cost.get("per_sample"),
+        "cost_per_passed": cost.get("per_passed"),
+        "cost_per_passed_ci_low": cost_ci[0],
+        "cost_per_passed_ci_high": cost_ci[1],
         "latency_s": arm.get("latency_s"),
     }
 
@@ -146,6 +157,9 @@ def summary_rows(record: RunRecord, redactor: Redactor | None = None) -> list[di
             "lift_ci_low": lift_ci[0],
             "lift_ci_high": lift_ci[1],
             "token_savings": model.get("token_savings"),
+            "cost_ratio": model.get("cost_ratio"),
+            "token_ratio_input": (model.get("token_ratio") or {}).get("input"),
+            "token_ratio_output": (model.get("token_ratio") or {}).get("output"),
             "verdict": str(model.get("verdict") or ""),
             "complete": summary.complete,
             "started_at": record.info.started_at,

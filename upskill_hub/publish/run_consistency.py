@@ -6,7 +6,8 @@ The summary is computed again from samples.jsonl with the statistics the eval it
 summary.json with) and compared field by field: sample and error counts, per model the runs,
 cases, each arm's passed/total/errors/pass rate/interval/tokens/latency, the lift, its
 interval, the Holm adjustment (the interval published with the verdict when several models
-were measured), the verdict and the token savings: every figure ``results push`` publishes. This
+were measured), the verdict, the token savings and, when the summary has them, the costs (at
+run.json's ``prices``) and token and cost ratios: every figure ``results push`` publishes. This
 says nothing about whether the samples themselves are genuine (they are the publisher's word;
 readers say "reported by"); it stops a summary edited by hand.
 """
@@ -44,8 +45,14 @@ _MODEL_FIELDS = (
     "holm",
     "verdict",
     "token_savings",
+    "cost_ratio",
+    "token_ratio",
 )
-_ARM_FIELDS = ("passed", "total", "errors", "pass_rate", "ci95", "tokens", "latency_s")
+_ARM_FIELDS = ("passed", "total", "errors", "pass_rate", "ci95", "tokens", "latency_s", "cost")
+#: Figures summaries written before costs lack: compared only when the summary has them (an
+#: older run still passes), and then like any other.
+_LATER_FIELDS = frozenset({"cost_ratio", "token_ratio", "cost"})
+_LATER_TOKENS = ("cached_input", "cache_write")
 
 
 class InconsistentRunError(UpskillHubError):
@@ -64,6 +71,7 @@ def check_run_consistency(run_dir: Path) -> list[str]:
 
 def summary_problems(record: RunRecord) -> list[str]:
     """:func:`check_run_consistency` of a run folder already read."""
+    from upskill_hub.evaluation.pricing import prices_from_json
     from upskill_hub.evaluation.stats.summarize import STATS_VERSION, summarize
     from upskill_hub.evaluation.stats.tallies import SampleCounts
 
@@ -81,7 +89,8 @@ def summary_problems(record: RunRecord) -> list[str]:
     counts = SampleCounts.of(record.samples)
     _compare(problems, f"{where}: samples", summary.samples, counts.samples)
     _compare(problems, f"{where}: errors", summary.errors, counts.errors)
-    ours = {m.model: m.to_dict() for m in summarize(record.samples)}
+    prices = prices_from_json(record.info.prices)
+    ours = {m.model: m.to_dict() for m in summarize(record.samples, prices)}
     claimed: dict[str, dict[str, Any]] = {}
     for entry in summary.models:
         name = entry.get("model") if isinstance(entry, dict) else None
@@ -102,6 +111,8 @@ def _compare_model(
     problems: list[str], where: str, claimed: dict[str, Any], ours: dict[str, Any]
 ) -> None:
     for key in _MODEL_FIELDS:
+        if key in _LATER_FIELDS and key not in claimed:
+            continue
         _compare(problems, f"{where}: {key}", claimed.get(key), ours.get(key))
     for arm in ("baseline", "with_skill"):
         mine, theirs = ours.get(arm), claimed.get(arm)
@@ -109,7 +120,14 @@ def _compare_model(
             _compare(problems, f"{where}: {arm}", theirs, mine)
             continue
         for key in _ARM_FIELDS:
-            _compare(problems, f"{where}: {arm}.{key}", theirs.get(key), mine.get(key))
+            if key in _LATER_FIELDS and key not in theirs:
+                continue
+            value = mine.get(key)
+            if key == "tokens" and isinstance(value, dict) and isinstance(theirs.get(key), dict):
+                value = {
+                    k: v for k, v in value.items() if k not in _LATER_TOKENS or k in theirs[key]
+                }
+            _compare(problems, f"{where}: {arm}.{key}", theirs.get(key), value)
 
 
 def _compare(problems: list[str], where: str, claimed: Any, ours: Any) -> None:

@@ -57,15 +57,15 @@ async def run_agent(
     """Run the loop; ``stop_when`` ends it as soon as a tool call matches (trigger evals)."""
     exchanges: list[ToolExchange] = []
     uses: list[ToolUse] = []
-    input_tokens = output_tokens = attempts = turns = 0
+    usage = Usage()
+    attempts = turns = 0
     latency = 0.0
     stopped: str | None = None
     while True:
         completion, tries = await send(list(exchanges))
         attempts += tries
         turns += 1
-        input_tokens += completion.usage.input_tokens
-        output_tokens += completion.usage.output_tokens
+        usage = usage + completion.usage
         latency += completion.latency_s
         if not completion.tool_calls:
             break
@@ -95,12 +95,12 @@ async def run_agent(
         if turns >= settings.max_turns:
             stopped = "max_turns"
             break
-        if input_tokens + output_tokens >= settings.token_budget:
+        if usage.input_tokens + usage.output_tokens >= settings.token_budget:
             stopped = "token_budget"
             break
     final = Completion(
         text=completion.text,
-        usage=Usage(input_tokens=input_tokens, output_tokens=output_tokens),
+        usage=usage,
         latency_s=latency,
         model=completion.model,
         finish_reason=completion.finish_reason,

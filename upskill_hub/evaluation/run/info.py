@@ -22,6 +22,7 @@ from urllib.parse import urlsplit, urlunsplit
 from upskill_hub import __version__
 from upskill_hub.evaluation.run.folder import FORMAT_VERSION, RunFolder, utc_now
 from upskill_hub.evaluation.run.records import RunInfo, RunSkill, RunSummary, params_dict
+from upskill_hub.evaluation.pricing import prices_to_json, resolve_prices
 from upskill_hub.evaluation.stats.summarize import LIFT_METHOD, STATS_VERSION
 from upskill_hub.evaluation.stats.tallies import SampleCounts
 from upskill_hub.evaluation.types import Sample
@@ -142,6 +143,7 @@ def new_run_info(
         judge_model=config.judge_model,
         mode="inline" if config.agent is None else "agent",
         agent=None if config.agent is None else config.agent.to_dict(),
+        prices=prices_to_json(resolve_prices(model_ids, config.prices, base_url=config.base_url)),
         started_at=utc_now(),
         finished_at=None,
         status="running",

@@ -89,6 +89,9 @@ class RunInfo(_Record):
     mode: str | None = field(default=None, metadata=codec.OMIT_NONE)
     #: agent mode's limits (AgentSettings.to_dict()), only in agent runs
     agent: dict[str, Any] | None = field(default=None, metadata=codec.OMIT_NONE)
+    #: model id -> its price (``Price.to_dict()``) or None (unpriced); absent in runs older
+    #: than prices (every model unpriced)
+    prices: dict[str, Any] | None = field(default=None, metadata=codec.OMIT_NONE)
     started_at: str | None = None
     finished_at: str | None = None
     status: str = "running"

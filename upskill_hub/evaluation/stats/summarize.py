@@ -60,10 +60,11 @@ import dataclasses
 import itertools
 import math
 import statistics as stats
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from upskill_hub.evaluation.pricing import Price, cost_usd
 from upskill_hub.evaluation.stats.intervals import (
     PairedLift,
     cases_needed,
@@ -73,6 +74,7 @@ from upskill_hub.evaluation.stats.intervals import (
     newcombe_interval,
     paired_bootstrap_interval,
     paired_lift,
+    ratio_interval,
     t_cdf,
     t_quantile,
     twoway_clustered_se,
@@ -88,6 +90,7 @@ from upskill_hub.evaluation.stats.tallies import (
 from upskill_hub.evaluation.types import Sample
 
 __all__ = [  # the interval maths is re-exported: it was defined here, importers use these names
+    "ArmCost",
     "ArmStats",
     "CaseCounts",
     "Decision",
@@ -141,6 +144,59 @@ def _pair(value: tuple[float, float] | None) -> list[float | None] | None:
 
 
 @dataclass(frozen=True)
+class ArmCost:
+    """What one arm's answered samples cost in US dollars (every figure None when the model
+    is unpriced): the sum, per answered sample, per passed sample with its 95% interval
+    (:func:`~upskill_hub.evaluation.stats.intervals.ratio_interval` over cases; None without a
+    pass or with fewer than 2 cases)."""
+
+    usd: float | None = None
+    per_sample: float | None = None
+    per_passed: float | None = None
+    per_passed_ci95: tuple[float, float] | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "usd": _r(self.usd),
+            "per_sample": _r(self.per_sample),
+            "per_passed": _r(self.per_passed),
+            "per_passed_ci95": _pair(self.per_passed_ci95),
+        }
+
+
+def arm_cost(arm: ArmTally, price: Price | None) -> ArmCost:
+    """:class:`ArmCost` of one arm's tally at ``price`` (None: unpriced, every figure None)."""
+    if price is None:
+        return ArmCost()
+    usd = cost_usd(
+        price,
+        input_tokens=arm.input_tokens,
+        output_tokens=arm.output_tokens,
+        cached_input_tokens=arm.cached_input_tokens,
+        cache_write_tokens=arm.cache_write_tokens,
+    )
+    per_case = [
+        (
+            cost_usd(
+                price,
+                input_tokens=tokens[0],
+                cached_input_tokens=tokens[1],
+                cache_write_tokens=tokens[2],
+                output_tokens=tokens[3],
+            ),
+            float(arm.cases.get(case, (0, 0))[0]),
+        )
+        for case, tokens in arm.case_tokens.items()
+    ]
+    return ArmCost(
+        usd=usd,
+        per_sample=usd / arm.answered if arm.answered else None,
+        per_passed=usd / arm.passed if arm.passed else None,
+        per_passed_ci95=ratio_interval(per_case) if arm.passed else None,
+    )
+
+
+@dataclass(frozen=True)
 class ArmStats:
     """One model's numbers in one arm (``baseline`` or ``with_skill``)."""
 
@@ -160,6 +216,9 @@ class ArmStats:
     ci_method: str = ARM_CI_METHOD
     ungraded: int = 0  # answers on which no check ran (every assertion skipped): not graded
     judge_skipped: int = 0  # of those, answers whose skipped checks include a judge check
+    cached_input_tokens: float | None = None  # means per answered sample, parts of input
+    cache_write_tokens: float | None = None
+    cost: ArmCost = field(default_factory=ArmCost)
 
     @property
     def answered(self) -> int:
@@ -173,7 +232,13 @@ class ArmStats:
             "total": self.total,
             "errors": self.errors,
             "ci95": _pair(self.ci95),
-            "tokens": {"input": _r(self.input_tokens), "output": _r(self.output_tokens)},
+            "tokens": {
+                "input": _r(self.input_tokens),
+                "output": _r(self.output_tokens),
+                "cached_input": _r(self.cached_input_tokens),
+                "cache_write": _r(self.cache_write_tokens),
+            },
+            "cost": self.cost.to_dict(),
             "latency_s": _r(self.latency_s),
             "rejected": self.rejected,
             "cases": self.cases,
@@ -223,6 +288,10 @@ class ModelStats:
     lift_ci95_holm: tuple[float, float] | None = None
     holm_level: float | None = None
     evidence: LiftEvidence | None = field(default=None, compare=False, repr=False)
+    #: with-skill cost per answered sample over the baseline's (None: unpriced or no baseline)
+    cost_ratio: float | None = None
+    #: with-skill mean input / output tokens over the baseline's
+    token_ratio: dict[str, float | None] = field(default_factory=dict)
 
     def to_dict(self, *, extended: bool = False) -> dict[str, Any]:
         """The summary.json shape; ``extended`` adds ``beneficial``, the bootstrap interval,
@@ -261,6 +330,11 @@ class ModelStats:
             "lift_bounds": _pair(self.lift_bounds),
             "lift_bounds_ci95": _pair(self.lift_bounds_ci95),
             "decided_by": self.decided_by,
+            "cost_ratio": _r(self.cost_ratio),
+            "token_ratio": {
+                "input": _r(self.token_ratio.get("input")),
+                "output": _r(self.token_ratio.get("output")),
+            },
         }
         if extended:
             data["beneficial"] = self.beneficial
@@ -269,16 +343,16 @@ class ModelStats:
         return data
 
 
-def arm_stats(samples: Sequence[Sample]) -> ArmStats:
-    """The numbers of one arm's samples."""
+def arm_stats(samples: Sequence[Sample], price: Price | None = None) -> ArmStats:
+    """The numbers of one arm's samples (costs at ``price``; None: unpriced)."""
     arm = ArmTally()
     for s in samples:
         arm.add(s)
-    return arm_stats_of(arm)
+    return arm_stats_of(arm, price)
 
 
-def arm_stats_of(arm: ArmTally) -> ArmStats:
-    """The numbers of one arm from its tally."""
+def arm_stats_of(arm: ArmTally, price: Price | None = None) -> ArmStats:
+    """The numbers of one arm from its tally (costs at ``price``; None: unpriced)."""
     total = arm.graded
     answered = arm.answered  # errors and rejections carry no tokens
     tally = arm.tally()
@@ -300,6 +374,9 @@ def arm_stats_of(arm: ArmTally) -> ArmStats:
         pass_all_runs=sum(1 for p, g in tally.values() if p == g) / len(tally) if tally else None,
         ungraded=arm.ungraded,
         judge_skipped=arm.judge_skipped,
+        cached_input_tokens=float(arm.cached_input_tokens) / answered if answered else None,
+        cache_write_tokens=float(arm.cache_write_tokens) / answered if answered else None,
+        cost=arm_cost(arm, price),
     )
 
 
@@ -617,17 +694,21 @@ def _evidence(order: list[str], base: ArmTally, skill: ArmTally, runs: int) -> L
     return LiftEvidence(tuple(cases), min(graded, default=runs))
 
 
-def _model_stats(model: str, tally: ModelTally) -> ModelStats:
+def _ratio(with_: float | None, without: float | None) -> float | None:
+    return None if not without or with_ is None else with_ / without
+
+
+def _model_stats(model: str, tally: ModelTally, price: Price | None = None) -> ModelStats:
     base = tally.arms.get("baseline")
     skill = tally.arms.get("with_skill") or ArmTally()
-    with_arm = arm_stats_of(skill)
+    with_arm = arm_stats_of(skill, price)
     runs = len(tally.runs)
     order = tally.case_order()
     cases = len(order)
     if base is None or not base.samples:
         verdict = _no_data(with_arm) or NO_BASELINE
         return ModelStats(model, runs, cases, None, with_arm, None, None, None, verdict)
-    base_arm = arm_stats_of(base)
+    base_arm = arm_stats_of(base, price)
     base_tally, skill_tally = base.tally(), skill.tally()
     evidence = _evidence(order, base, skill, runs)
     table = _case_table(base_tally, skill_tally, order, evidence)
@@ -645,6 +726,11 @@ def _model_stats(model: str, tally: ModelTally) -> ModelStats:
         "baseline": base_arm,
         "with_skill": with_arm,
         "token_savings": savings,
+        "cost_ratio": _ratio(with_arm.cost.per_sample, base_arm.cost.per_sample),
+        "token_ratio": {
+            "input": _ratio(with_arm.input_tokens, base_arm.input_tokens),
+            "output": _ratio(with_arm.output_tokens, base_arm.output_tokens),
+        },
         "excluded_cases": len(excluded),
         "excluded_reason": _excluded_reason(excluded, base, skill),
         "case_counts": counts,
@@ -746,16 +832,22 @@ def _holm(models: list[ModelStats]) -> list[ModelStats]:
     return out
 
 
-def summarize(samples: Iterable[Sample]) -> list[ModelStats]:
+def summarize(
+    samples: Iterable[Sample], prices: Mapping[str, Price | None] | None = None
+) -> list[ModelStats]:
     """One :class:`ModelStats` per model, in the order models first appear; verdicts
-    Holm-adjusted when several models were measured."""
-    return summarize_tallies(tally_models(samples))
+    Holm-adjusted when several models were measured; costs at ``prices`` (model id -> price,
+    run.json's ``prices``; a model not in it is unpriced)."""
+    return summarize_tallies(tally_models(samples), prices)
 
 
-def summarize_tallies(models: dict[str, ModelTally]) -> list[ModelStats]:
+def summarize_tallies(
+    models: dict[str, ModelTally], prices: Mapping[str, Price | None] | None = None
+) -> list[ModelStats]:
     """:func:`summarize` from running tallies (models and cases ordered by first position)."""
     order = sorted(models, key=lambda m: models[m].first)
-    return _holm([_model_stats(model, models[model]) for model in order])
+    prices = prices or {}
+    return _holm([_model_stats(model, models[model], prices.get(model)) for model in order])
 
 
 def adjust_across_models(models: list[ModelStats]) -> list[ModelStats]:

@@ -54,12 +54,17 @@ def skipped_assertions(sample: Sample) -> int:
 
 
 class ArmTally:
-    """One model's samples in one arm: counts, token sums and latencies of answered samples,
+    """One model's samples in one arm: counts, token sums and latencies of answered samples
+    (and per case, ``case_tokens``: the answered samples' input, cached input, cache write and
+    output token sums, what a case costs),
     ``case_id -> [passed, graded]`` (cases with graded samples only), ``case_id -> missing``
     (errors and prompt rejections per case) and, for the two-way clustered standard error, each
     graded sample's run and outcome (``2 * run + passed``)."""
 
     __slots__ = (
+        "cache_write_tokens",
+        "cached_input_tokens",
+        "case_tokens",
         "cases",
         "graded",
         "input_tokens",
@@ -86,6 +91,9 @@ class ArmTally:
         self.skipped = 0  # skipped assertions of graded samples
         self.input_tokens = 0  # sums over answered samples
         self.output_tokens = 0
+        self.cached_input_tokens = 0
+        self.cache_write_tokens = 0
+        self.case_tokens: dict[str, list[int]] = {}  # case -> [input, cached, write, output]
         self.latencies = array("d")  # one per answered sample
         self.cases: dict[str, list[int]] = {}
         self.missing: dict[str, int] = {}  # errors and rejections per case
@@ -102,6 +110,15 @@ class ArmTally:
             return
         self.input_tokens += sample.input_tokens
         self.output_tokens += sample.output_tokens
+        self.cached_input_tokens += sample.cached_input_tokens
+        self.cache_write_tokens += sample.cache_write_tokens
+        sums = self.case_tokens.get(sample.case_id)
+        if sums is None:
+            sums = self.case_tokens[sample.case_id] = [0, 0, 0, 0]
+        sums[0] += sample.input_tokens
+        sums[1] += sample.cached_input_tokens
+        sums[2] += sample.cache_write_tokens
+        sums[3] += sample.output_tokens
         self.latencies.append(sample.latency_s)
         if graded == "ungraded":
             self.ungraded += 1
