@@ -11,6 +11,7 @@ import pytest
 from huggingface_hub import HfApi
 
 from tests.jobs.conftest import JOBS_TOKEN, SENTINEL, cli, cli_env, make_skill
+from tests.publish.run_folders import make_run_folder
 from tests.support.llm_servers import FakeLLMServer
 from upskill_hub.evaluation.run.folder import read_samples
 
@@ -98,8 +99,18 @@ def test_no_terminal_needs_yes(tmp_path: Path, api: HfApi, fake_model: FakeLLMSe
     assert result.stderr.strip().splitlines()[-1].startswith("error: --executor jobs submits")
     assert "--yes" in result.stderr and "Traceback" not in result.stderr
     assert "flavor a100-large at $2.50/h" in result.stderr
+    assert "estimated API cost: unknown (no prior run of this skill to take tokens from)" in (
+        result.stderr
+    )
     assert not any((tmp_path / "runs").iterdir())  # nothing submitted, no run folder kept
     assert fake_model.requests == []
+    pilot = make_run_folder(tmp_path / "pilots")  # tokens, but the served model has no price
+    priced_by_pilot = cli(
+        "eval", str(skill), "--model", "fake-a", "--base-url", fake_model.base_url,
+        "--executor", "jobs", "-o", str(tmp_path / "runs"), "--pilot", str(pilot),
+    )  # fmt: skip
+    assert priced_by_pilot.returncode == 2
+    assert "estimated API cost: unknown (no price for " in priced_by_pilot.stderr
 
 
 def test_bad_flags_are_one_line(tmp_path: Path, api: HfApi) -> None:
@@ -120,6 +131,14 @@ def test_bad_flags_are_one_line(tmp_path: Path, api: HfApi) -> None:
     local = cli("eval", str(skill), "--model", "openai:gpt-x", "--artifact-repo", "me/runs")
     assert local.returncode == 2
     assert local.stderr.strip() == "error: --artifact-repo apply only with --executor jobs"
+    local = cli("eval", str(skill), "--model", "openai:gpt-x", "--pilot", str(tmp_path))
+    assert local.returncode == 2
+    assert local.stderr.strip() == (
+        f"error: --pilot {tmp_path}: not a finished eval run (no summary.json)"
+    )
+    pilot = make_run_folder(tmp_path / "pilots")
+    local = cli("eval", str(skill), "--model", "openai:gpt-x", "--pilot", str(pilot))
+    assert local.stderr.strip() == "error: --pilot apply only with --executor jobs"
     pushed_later = cli(
         "eval", str(skill), "--model", "openai:gpt-x", "--executor", "jobs", "--no-wait",
         "--push-results", "me/evals", "--yes",

@@ -44,6 +44,7 @@ from upskill_hub.cli.eval_options import (
     NoBaselineOpt,
     NoWaitOpt,
     OutputOpt,
+    PilotOpt,
     PrivateOpt,
     PushResultsOpt,
     ResumeOpt,
@@ -229,6 +230,7 @@ def eval_command(
     no_wait: NoWaitOpt = False,
     yes: YesOpt = False,
     schedule: ScheduleOpt = None,
+    pilot: PilotOpt = None,
 ) -> None:
     """Evaluate a skill: pass rate with it in the prompt minus without, per model, with 95% CIs."""
     run_eval_command(EvalOptions(**locals()))  # the parameters are EvalOptions' fields

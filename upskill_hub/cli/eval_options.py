@@ -199,6 +199,14 @@ NoWaitOpt = Annotated[
 YesOpt = Annotated[
     bool, typer.Option("--yes", "-y", help="With --executor jobs: submit without asking.")
 ]
+PilotOpt = Annotated[
+    Path | None,
+    typer.Option(
+        "--pilot",
+        help="With --executor jobs: a finished run folder whose tokens per sample price the "
+        "grid [the latest run of the same skill under --output].",
+    ),
+]
 ScheduleOpt = Annotated[
     str | None,
     typer.Option("--schedule", help="With --executor jobs: re-run on a schedule (@weekly, cron)."),
@@ -251,6 +259,7 @@ class EvalOptions:
     no_wait: bool
     yes: bool
     schedule: str | None
+    pilot: Path | None = None
 
     @property
     def program(self) -> Program:
@@ -272,6 +281,8 @@ class EvalOptions:
             dataset_repo_id(self.push_repo)
         if self.resume is not None and not (self.resume / "run.json").is_file():
             raise UsageError(f"--resume {self.resume}: not a run folder (no run.json)")
+        if self.pilot is not None and not (self.pilot / "summary.json").is_file():
+            raise UsageError(f"--pilot {self.pilot}: not a finished eval run (no summary.json)")
         if self.tests is not None and not self.tests.is_file():
             raise UsageError(f"--tests {self.tests}: no such file")
         if self.executor not in ("local", "jobs"):
@@ -364,6 +375,7 @@ GIVEN: dict[str, Callable[[EvalOptions], object]] = {
     "--no-wait": lambda o: o.no_wait,
     "--artifact-repo": lambda o: o.artifact_repo,
     "--job-image": lambda o: o.job_image,
+    "--pilot": lambda o: o.pilot is not None,
 }
 
 NEW_RUNS: tuple[Program, ...] = ("local", "jobs", "triggers")
@@ -413,6 +425,7 @@ RULES: tuple[Rule, ...] = (
             "--judge-model",
             "--update-skill-card",
             "--executor jobs",
+            "--pilot",
         ),
         "{flags} do(es) not apply to --triggers (a trigger eval)",
         programs=("triggers",),
@@ -441,7 +454,7 @@ RULES: tuple[Rule, ...] = (
         programs=("jobs",),
     ),
     Rule(
-        ("--schedule", "--no-wait", "--artifact-repo", "--job-image"),
+        ("--schedule", "--no-wait", "--artifact-repo", "--job-image", "--pilot"),
         "{flags} apply only with --executor jobs",
         programs=("local",),
     ),

@@ -28,13 +28,13 @@ if TYPE_CHECKING:
     from upskill_hub.jobs.plan import JobsPlan
 
 __all__ = [
+    "TOKEN_FIELDS",
     "ApiCostEstimate",
     "ModelApiCost",
-    "TOKEN_FIELDS",
     "estimate_api_cost",
     "find_prior_run",
-    "plan_grid",
     "plan_api_cost",
+    "plan_grid",
     "run_tokens",
 ]
 
@@ -135,7 +135,9 @@ def _skill_name(run_dir: Path) -> str | None:
     return name if isinstance(name, str) else None
 
 
-def find_prior_run(output_root: Path, skill_name: str, *, exclude: Path | None = None) -> Path | None:
+def find_prior_run(
+    output_root: Path, skill_name: str, *, exclude: Path | None = None
+) -> Path | None:
     """The most recent run folder under ``output_root`` of the skill ``skill_name`` with token
     figures in its summary.json (folder names start with their UTC start time, so the greatest
     name is the latest); None when there is none."""
@@ -252,4 +254,3 @@ def plan_api_cost(
     grid = plan_grid(plan)
     prices = {m: price_for(m, price_overrides, base_url=base_url) for m in grid}
     return estimate_api_cost(grid, tokens, prices, source=None if prior is None else str(prior))
-
