@@ -17,11 +17,14 @@ from typing import Any
 __all__ = [
     "NONE",
     "cases_runs",
+    "dollars",
+    "dollars_interval",
     "interval",
     "lift",
     "percent",
     "points",
     "rate",
+    "ratio",
     "strip_control",
     "verdict_interval",
 ]
@@ -73,6 +76,32 @@ def rate(value: float | None, ci: Sequence[float | None] | None = None) -> str:
         return NONE
     bounds = interval(ci)
     return f"{percent(value)} {bounds}" if bounds else percent(value)
+
+
+def dollars(value: float | None) -> str:
+    """US dollars with 3 significant digits (``$0.0123``, ``$4.56``, ``$1,234``); :data:`NONE`
+    for an unpriced figure (never ``$0``)."""
+    if value is None:
+        return NONE
+    if value >= 100:
+        return f"${value:,.0f}"
+    if value == 0:
+        return "$0"
+    return f"${value:.3g}" if value >= 0.001 else f"${value:.2e}"
+
+
+def dollars_interval(ci: Sequence[float | None] | None) -> str:
+    """A 95% interval of dollars: ``[$0.011, $0.015]``; ``""`` without one."""
+    if not ci or len(ci) < 2 or ci[0] is None or ci[1] is None:
+        return ""
+    return f"[{dollars(ci[0])}, {dollars(ci[1])}]"
+
+
+def ratio(value: float | None) -> str:
+    """A ratio of two arms: ``17.1×``, ``0.92×``; :data:`NONE` without one."""
+    if value is None:
+        return NONE
+    return f"{value:.1f}×" if value >= 10 else f"{value:.2f}×"
 
 
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")

@@ -45,6 +45,7 @@ from upskill_hub.cli.eval_options import (
     NoWaitOpt,
     OutputOpt,
     PilotOpt,
+    PriceOpt,
     PrivateOpt,
     PushResultsOpt,
     ResumeOpt,
@@ -231,6 +232,7 @@ def eval_command(
     yes: YesOpt = False,
     schedule: ScheduleOpt = None,
     pilot: PilotOpt = None,
+    price: PriceOpt = None,
 ) -> None:
     """Evaluate a skill: pass rate with it in the prompt minus without, per model, with 95% CIs."""
     run_eval_command(EvalOptions(**locals()))  # the parameters are EvalOptions' fields

@@ -22,6 +22,7 @@ from upskill_hub.errors import UsageError
 
 if TYPE_CHECKING:
     from upskill_hub.evaluation.agent.settings import AgentSettings
+    from upskill_hub.evaluation.pricing import Price
     from upskill_hub.evaluation.run.resume import RunOverrides
     from upskill_hub.jobs.submit import JobsOptions
 
@@ -84,6 +85,14 @@ MaxTokensOpt = Annotated[
 JudgeModelOpt = Annotated[
     str | None,
     typer.Option("--judge-model", help="Model grading 'judge' assertions (skipped without one)."),
+]
+PriceOpt = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--price",
+        help="MODEL=IN/OUT[/CACHED]: US dollars per million input/output/cached-input tokens; "
+        "repeat per model. Over the built-in table; local and --base-url models have none.",
+    ),
 ]
 NoBaselineOpt = Annotated[bool, typer.Option("--no-baseline", help="Only the with-skill arm.")]
 
@@ -260,6 +269,7 @@ class EvalOptions:
     yes: bool
     schedule: str | None
     pilot: Path | None = None
+    price: list[str] | None = None
 
     @property
     def program(self) -> Program:
@@ -338,7 +348,14 @@ class EvalOptions:
             api_key=os.environ.get(API_KEY_ENV) or None,
             mode=self.mode,
             agent=agent,
+            prices=self.prices(),
         )
+
+    def prices(self) -> dict[str, Price]:
+        """The ``--price`` values by canonical model id (UsageError naming ``--price``)."""
+        from upskill_hub.evaluation.pricing import parse_prices
+
+        return parse_prices(self.price or [], base_url=self.base_url)
 
     def jobs_options(self) -> JobsOptions:
         """The ``--executor jobs`` flags as the library's :class:`JobsOptions`."""
@@ -376,6 +393,7 @@ GIVEN: dict[str, Callable[[EvalOptions], object]] = {
     "--artifact-repo": lambda o: o.artifact_repo,
     "--job-image": lambda o: o.job_image,
     "--pilot": lambda o: o.pilot is not None,
+    "--price": lambda o: bool(o.price),
 }
 
 NEW_RUNS: tuple[Program, ...] = ("local", "jobs", "triggers")
@@ -426,6 +444,7 @@ RULES: tuple[Rule, ...] = (
             "--update-skill-card",
             "--executor jobs",
             "--pilot",
+            "--price",
         ),
         "{flags} do(es) not apply to --triggers (a trigger eval)",
         programs=("triggers",),
@@ -452,6 +471,12 @@ RULES: tuple[Rule, ...] = (
         "--schedule needs --push-results NS/NAME (where each run's split goes)",
         only_if=lambda o: bool(o.push_repo),
         programs=("jobs",),
+    ),
+    Rule(
+        ("--price",),
+        "--price applies to a new run or a local resume: a Jobs run keeps the prices it "
+        "was started with",
+        programs=("jobs-resume",),
     ),
     Rule(
         ("--schedule", "--no-wait", "--artifact-repo", "--job-image", "--pilot"),

@@ -21,6 +21,7 @@ FLAGS: dict[str, str] = {
     "shard_samples": "--shard-size",
     "n_cases": "--cases",
     "target_power": "--power",
+    "prices": "--price",
 }
 
 

@@ -13,10 +13,12 @@ from typing import TYPE_CHECKING, Any
 import typer
 
 from upskill_hub.cli.output import OutputFormat, console, err_console, print_json, safe
+from upskill_hub.formatting import ratio
 
 if TYPE_CHECKING:
     from upskill_hub.publish.frontier import Frontier
     from upskill_hub.publish.results_view import ModelComparison, RunResults
+    from upskill_hub.publish.summary_text import ModelResult
 
 FORMAT_OPTION = typer.Option(OutputFormat.text, "--format", help="Output format: text or json.")
 
@@ -241,6 +243,7 @@ def _print_summary(results: RunResults) -> None:
     for column in ("model", "baseline (95% CI)", "with skill (95% CI)", "lift (95% CI)"):
         table.add_column(column)
     table.add_column("tokens (base → skill)", justify="right")
+    table.add_column("$/pass (base → skill)", justify="right")
     table.add_column("verdict")
     for m in results.models:
         table.add_row(
@@ -249,9 +252,19 @@ def _print_summary(results: RunResults) -> None:
             fmt.rate_with_ci(m.with_skill),
             fmt.lift_with_ci(m),
             fmt.tokens_pair(m),
+            fmt.cost_pair(m, unpriced=fmt.NONE),
             m.verdict,
         )
     console().print(table)
+
+
+def _arm_cost(result: ModelResult | None) -> str:
+    """A run's with-skill dollars per passed sample in a comparison (``—`` unpriced)."""
+    from upskill_hub.publish import summary_text as fmt
+
+    if result is None:
+        return fmt.NONE
+    return fmt.cost_per_pass(result.with_skill, unpriced=fmt.NONE, with_ci=False)
 
 
 def _print_comparison(a: RunResults, b: RunResults, rows: list[ModelComparison]) -> None:
@@ -267,6 +280,8 @@ def _print_comparison(a: RunResults, b: RunResults, rows: list[ModelComparison])
         table.add_column(column)
     for column in ("B baseline", "B with skill", "B lift", "Δ with skill", "Δ lift"):
         table.add_column(column)
+    for column in ("A $/pass", "B $/pass", "B/A $/pass"):
+        table.add_column(column, justify="right")
     for r in rows:
         table.add_row(
             r.model,
@@ -278,6 +293,9 @@ def _print_comparison(a: RunResults, b: RunResults, rows: list[ModelComparison])
             fmt.points(r.b.lift) if r.b else fmt.NONE,
             fmt.points(r.with_skill_delta),
             fmt.points(r.lift_delta),
+            _arm_cost(r.a),
+            _arm_cost(r.b),
+            ratio(r.with_skill_cost_ratio),
         )
     out.print(table)
 

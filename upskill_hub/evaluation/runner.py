@@ -56,6 +56,7 @@ from upskill_hub.errors import Param, UpskillHubError, UsageError
 from upskill_hub.evaluation.config import EvalConfig, SkillLike
 from upskill_hub.evaluation.eval_result import EvalResult, Progress
 from upskill_hub.evaluation.model_queue import ModelQueue
+from upskill_hub.evaluation.pricing import prices_to_json, resolve_prices
 from upskill_hub.evaluation.provider_pool import ProviderPool
 from upskill_hub.evaluation.run.folder import (
     RunFolder,
@@ -184,6 +185,10 @@ async def _run(
         folder = RunFolder(Path(plan.resume_from))
         info = folder.read_info()
         check_resume(folder, info, model_ids, cases, config, skill_sha)
+        # the recorded prices (config_from_run's) with any given now over them
+        info.prices = prices_to_json(
+            resolve_prices(model_ids, config.prices, base_url=config.base_url)
+        )
         # errored, duplicate and half-written lines are dropped (the file rewritten) before
         # appending again; a file with nothing to drop is left as it is
         # ... and a sample whose other arm must run again (both arms of a case and run together)

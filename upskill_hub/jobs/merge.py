@@ -173,8 +173,8 @@ class _SamplesFile:
 
 def merge_run(plan: JobsPlan, run_dir: Path, hub: Hub | None = None) -> MergeResult:
     """Write the run folder's samples, summary and chart from the shards (see module doc)."""
-    from upskill_hub.evaluation.run.folder import RunFolder, utc_now
     from upskill_hub.evaluation.pricing import prices_from_json
+    from upskill_hub.evaluation.run.folder import RunFolder, utc_now
     from upskill_hub.evaluation.run.info import build_summary
     from upskill_hub.evaluation.run.records import RunSession
     from upskill_hub.evaluation.stats.summarize import adjust_across_models, summarize_tallies

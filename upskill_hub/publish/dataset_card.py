@@ -160,13 +160,13 @@ def _source(skill: RunSkill) -> str:
 def _results_table(rows: list[dict[str, Any]]) -> list[str]:
     lines = [
         "| model | baseline (95% CI) | with skill (95% CI) | lift (95% CI) "
-        "| tokens/sample (baseline → with skill) | verdict |",
-        "|---|---|---|---|---|---|",
+        "| tokens/sample (baseline → with skill) | $/pass (baseline → with skill) | verdict |",
+        "|---|---|---|---|---|---|---|",
     ]
     for r in fmt.by_model(rows):
         lines.append(
             f"| `{r.model}` | {fmt.rate_with_ci(r.baseline)} | {fmt.rate_with_ci(r.with_skill)} "
-            f"| {fmt.lift_with_ci(r)} | {fmt.tokens_pair(r)} | {r.verdict} |"
+            f"| {fmt.lift_with_ci(r)} | {fmt.tokens_pair(r)} | {fmt.cost_pair(r)} | {r.verdict} |"
         )
     return lines
 
@@ -199,6 +199,30 @@ def _method(stats_version: int | None) -> str:
     if not stats_version:
         return METHOD_V1
     return METHOD_V3 if stats_version >= 3 else METHOD_V2
+
+
+def _prices_line(info: RunInfo) -> str:
+    """The method line on costs: each model's price per million tokens and its source, or
+    that it is unpriced."""
+    from upskill_hub.evaluation.pricing import prices_from_json
+
+    prices = prices_from_json(info.prices)
+    parts = []
+    for model in info.models:
+        price = prices.get(model)
+        if price is None:
+            parts.append(f"`{model}` unpriced")
+            continue
+        cached = "" if price.cached_input is None else f", cached input ${price.cached_input:g}"
+        parts.append(
+            f"`{model}` ${price.input:g} in / ${price.output:g} out{cached} ({price.source})"
+        )
+    return (
+        "- Costs in US dollars per passed sample at these prices per million tokens: "
+        + "; ".join(parts)
+        + ". A model without a price is *unpriced*, never $0; the $/pass interval is a delta "
+        "method over cases (log scale)."
+    )
 
 
 def run_section(
@@ -251,6 +275,7 @@ def run_section(
         f", max tokens {params.max_tokens}, "
         + (f"seed {seed}." if seed is not None else "no seed."),
         _method(record.summary.stats_version if record.summary else None),
+        _prices_line(info),
         "",
     ]
     lines += reproduce_lines(info, repo_id=repo_id, split=split)

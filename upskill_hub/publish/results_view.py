@@ -97,6 +97,14 @@ class ModelComparison:
         rate_b = _rate(self.b.with_skill) if self.b else None
         return None if rate_a is None or rate_b is None else rate_b - rate_a
 
+    @property
+    def with_skill_cost_ratio(self) -> float | None:
+        """B's with-skill cost per passed sample over A's (None: either unpriced or passing
+        nothing, or rows from before costs)."""
+        cost_a = _cost(self.a.with_skill) if self.a else None
+        cost_b = _cost(self.b.with_skill) if self.b else None
+        return None if not cost_a or cost_b is None else cost_b / cost_a
+
     def to_dict(self) -> dict[str, Any]:
         return {
             "model": self.model,
@@ -104,11 +112,16 @@ class ModelComparison:
             "b": self.b.to_dict() if self.b else None,
             "lift_delta": self.lift_delta,
             "with_skill_delta": self.with_skill_delta,
+            "with_skill_cost_ratio": self.with_skill_cost_ratio,
         }
 
 
 def _rate(row: dict[str, Any] | None) -> float | None:
     return None if not row else row.get("pass_rate")
+
+
+def _cost(row: dict[str, Any] | None) -> float | None:
+    return None if not row else row.get("cost_per_passed")
 
 
 def load_results(

@@ -3,7 +3,8 @@
 A summary row is one model in one arm (see ``schemas/summary.schema.json``); people read them
 per model: baseline beside with-skill, then the lift. Numbers are written by
 :mod:`upskill_hub.formatting` (``85% [62, 95]``, ``+33 pts [+5, +56]``), tokens as the mean
-input + output tokens per graded sample.
+input + output tokens per graded sample, costs in US dollars per passed sample
+(``unpriced`` in cards for a model without a price).
 """
 
 from __future__ import annotations
@@ -12,12 +13,27 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from upskill_hub.formatting import NONE, cases_runs, lift, percent, points, rate
+from upskill_hub.formatting import (
+    NONE,
+    cases_runs,
+    dollars,
+    dollars_interval,
+    lift,
+    percent,
+    points,
+    rate,
+)
+
+#: What a cost cell of a card says for a model without a price (never ``$0``).
+UNPRICED = "unpriced"
 
 __all__ = [
     "NONE",
+    "UNPRICED",
     "ModelResult",
     "by_model",
+    "cost_pair",
+    "cost_per_pass",
     "lift_with_ci",
     "percent",
     "points",
@@ -52,6 +68,11 @@ class ModelResult:
     def verdict(self) -> str:
         return str(self._any.get("verdict") or NONE)
 
+    @property
+    def cost_ratio(self) -> float | None:
+        """With-skill cost per sample over the baseline's (None: unpriced or older rows)."""
+        return self._any.get("cost_ratio")
+
     def to_dict(self) -> dict[str, Any]:
         return {
             "model": self.model,
@@ -60,6 +81,7 @@ class ModelResult:
             "lift": self.lift,
             "lift_ci95": None if self.lift_ci is None else list(self.lift_ci),
             "verdict": self.verdict,
+            "cost_ratio": self.cost_ratio,
         }
 
 
@@ -93,6 +115,33 @@ def tokens(row: dict[str, Any] | None) -> str:
     if not row or row.get("input_tokens") is None or row.get("output_tokens") is None:
         return NONE
     return f"{row['input_tokens'] + row['output_tokens']:,.0f}"
+
+
+def cost_per_pass(
+    row: dict[str, Any] | None, *, unpriced: str = UNPRICED, with_ci: bool = True
+) -> str:
+    """``$0.012 [$0.010, $0.015]``: US dollars per passed sample with its 95% interval;
+    ``unpriced`` for a model without a price (or a row from before costs), ``no pass`` for a
+    priced arm that passed nothing, ``NONE`` for a missing arm."""
+    if not row:
+        return NONE
+    if row.get("cost_usd") is None:
+        return unpriced
+    if row.get("cost_per_passed") is None:
+        return "no pass"
+    ci = dollars_interval((row.get("cost_per_passed_ci_low"), row.get("cost_per_passed_ci_high")))
+    text = dollars(row["cost_per_passed"])
+    return f"{text} {ci}" if ci and with_ci else text
+
+
+def cost_pair(result: ModelResult, *, unpriced: str = UNPRICED) -> str:
+    """``$0.010 → $0.015`` (per passed sample, baseline → with skill), or ``unpriced``."""
+    if all(not r or r.get("cost_usd") is None for r in (result.baseline, result.with_skill)):
+        return unpriced
+    with_ = cost_per_pass(result.with_skill, unpriced=unpriced, with_ci=False)
+    if result.baseline is None:
+        return with_
+    return f"{cost_per_pass(result.baseline, unpriced=unpriced, with_ci=False)} → {with_}"
 
 
 def tokens_pair(result: ModelResult) -> str:

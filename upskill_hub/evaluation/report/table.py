@@ -9,7 +9,17 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from upskill_hub.formatting import NONE, cases_runs, interval, percent, points, verdict_interval
+from upskill_hub.formatting import (
+    NONE,
+    cases_runs,
+    dollars,
+    dollars_interval,
+    interval,
+    percent,
+    points,
+    ratio,
+    verdict_interval,
+)
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -33,6 +43,7 @@ def _arm_cells(arm: dict[str, Any]) -> list[str]:
         str(arm.get("total", 0)),
         str(int(arm.get("errors") or 0) + int(arm.get("rejected") or 0)),
         f"{_num(tokens.get('input'))}/{_num(tokens.get('output'))}",
+        dollars((arm.get("cost") or {}).get("per_passed")),
         NONE if latency is None else f"{latency:.2f}s",
     ]
 
@@ -43,7 +54,8 @@ def build_tables(models: Sequence[dict[str, Any]], *, title: str | None = None) 
     Rates in percent with their 95% interval (clustered by case); ``n`` graded samples, ``err``
     samples without an answer (errors after retries and prompt rejections: missing, excluded
     from the rates); tokens are means per graded
-    sample (input/output), latency the median. Lift is in percentage points with its 95%
+    sample (input/output), ``$/pass`` the US dollars per passed sample (``—`` when the model is
+    unpriced or nothing passed), latency the median. Lift is in percentage points with its 95%
     interval by test case (marked ``H`` when Holm-adjusted over several models: the interval at
     the adjusted level, see the notes); ``cases×runs`` is the n behind it (cases graded in both
     arms); ``tok in/out ×`` the with-skill arm's mean input and output
@@ -53,7 +65,7 @@ def build_tables(models: Sequence[dict[str, Any]], *, title: str | None = None) 
 
     rates = Table(title=title, title_justify="left")
     rates.add_column("model / arm", overflow="fold", min_width=12)
-    for name in ("pass", "95% CI", "n", "err", "tok in/out", "latency"):
+    for name in ("pass", "95% CI", "n", "err", "tok in/out", "$/pass", "latency"):
         rates.add_column(name, justify="right", no_wrap=True)
     lift = Table()
     lift.add_column("model", overflow="fold", min_width=12)
@@ -85,15 +97,12 @@ def token_ratios(base: dict[str, Any] | None, skill: dict[str, Any]) -> str:
     """``17.1×/0.92×``: mean input and output tokens with the skill over without it (the skill
     arm's prompt is longer; its answers may be shorter)."""
 
-    def ratio(kind: str) -> str:
+    def of(kind: str) -> str:
         without = ((base or {}).get("tokens") or {}).get(kind)
         with_ = (skill.get("tokens") or {}).get(kind)
-        if not without or with_ is None:
-            return NONE
-        value = with_ / without
-        return f"{value:.1f}×" if value >= 10 else f"{value:.2f}×"
+        return NONE if not without or with_ is None else ratio(with_ / without)
 
-    return f"{ratio('input')}/{ratio('output')}"
+    return f"{of('input')}/{of('output')}"
 
 
 def lift_interval_cell(stats: dict[str, Any]) -> str:
@@ -110,6 +119,31 @@ def lift_n(stats: dict[str, Any]) -> str:
     return cases_runs(
         stats.get("lift_cases", stats.get("cases", 0)), stats.get("runs", 0), short=True
     )
+
+
+def cost_note(stats: dict[str, Any]) -> str | None:
+    """``m: cost per passed sample $0.012 [$0.010, $0.015] baseline, $0.018 [...] with the
+    skill; with/without per sample 1.50×; $0.42 in all`` for a priced model (None unpriced)."""
+    arms = [
+        (name, stats.get(key))
+        for name, key in (("baseline", "baseline"), ("with the skill", "with_skill"))
+    ]
+    priced = [
+        (name, arm["cost"])
+        for name, arm in arms
+        if arm and (arm.get("cost") or {}).get("usd") is not None
+    ]
+    if not priced:
+        return None
+    parts = []
+    for name, cost in priced:
+        ci = dollars_interval(cost.get("per_passed_ci95"))
+        parts.append(f"{dollars(cost.get('per_passed'))}{' ' + ci if ci else ''} {name}")
+    total = sum(float(cost["usd"]) for _, cost in priced)
+    text = f"{stats.get('model', '')}: cost per passed sample {', '.join(parts)}"
+    if stats.get("cost_ratio") is not None:
+        text += f"; with/without per sample {ratio(stats['cost_ratio'])}"
+    return text + f"; {dollars(total)} in all."
 
 
 def model_notes(stats: dict[str, Any]) -> list[str]:
@@ -157,6 +191,9 @@ def model_notes(stats: dict[str, Any]) -> list[str]:
             f"against / for the skill: {points(bounds[0])} / {points(bounds[1])}"
             + (f" (interval ends {ci})." if ci else ".")
         )
+    cost = cost_note(stats)
+    if cost:
+        lines.append(cost)
     mde = stats.get("mde80")
     if mde is not None and str(stats.get("verdict", "")).startswith("no measurable"):
         lines.append(

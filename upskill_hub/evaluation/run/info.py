@@ -20,9 +20,9 @@ from typing import TYPE_CHECKING
 from urllib.parse import urlsplit, urlunsplit
 
 from upskill_hub import __version__
+from upskill_hub.evaluation.pricing import prices_to_json, resolve_prices
 from upskill_hub.evaluation.run.folder import FORMAT_VERSION, RunFolder, utc_now
 from upskill_hub.evaluation.run.records import RunInfo, RunSkill, RunSummary, params_dict
-from upskill_hub.evaluation.pricing import prices_to_json, resolve_prices
 from upskill_hub.evaluation.stats.summarize import LIFT_METHOD, STATS_VERSION
 from upskill_hub.evaluation.stats.tallies import SampleCounts
 from upskill_hub.evaluation.types import Sample

@@ -13,6 +13,7 @@ from upskill_hub.backoff import RetryPolicy
 from upskill_hub.errors import Param, UsageError
 from upskill_hub.evaluation.agent.settings import AgentSettings
 from upskill_hub.evaluation.config import EvalConfig
+from upskill_hub.evaluation.pricing import Price, prices_from_json
 from upskill_hub.evaluation.run.folder import FORMAT_VERSION, RunFolder
 from upskill_hub.evaluation.run.records import RunInfo
 from upskill_hub.evaluation.run.samples import ResumeScan, resume_records
@@ -44,6 +45,8 @@ class RunOverrides:
     #: agent mode, its limits.
     mode: str | None = None
     agent: AgentSettings | None = None
+    #: ``--price`` overrides, canonical model id -> price; over a resumed run's recorded prices
+    prices: dict[str, Price] | None = None
 
 
 def run_settings(
@@ -92,6 +95,7 @@ def run_settings(
         no_baseline=overrides.no_baseline or base.no_baseline,
         api_key=overrides.api_key,
         agent=overrides.agent if overrides.mode or overrides.agent else base.agent,
+        prices={**base.prices, **(overrides.prices or {})},
     )
     return config, list(cases)
 
@@ -185,6 +189,7 @@ def config_from_run(path: Path) -> tuple[EvalConfig, list[TestCase]]:
         no_baseline=info.arms == ["with_skill"],
         judge_model=info.judge_model,
         agent=AgentSettings.from_dict(info.agent or {}) if info.mode == "agent" else None,
+        prices={m: p for m, p in prices_from_json(info.prices).items() if p is not None},
     )
     return config, folder.read_tests()
 
