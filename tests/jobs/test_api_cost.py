@@ -51,7 +51,7 @@ def test_pilot_tokens_times_a_given_price_is_the_hand_computed_figure(tmp_path: 
     expected = (6 * (412 + 188 * 4) + 6 * (1630 + 141 * 4)) / 1e6
     assert expected == pytest.approx(0.020148)
     assert estimate.usd == pytest.approx(expected)
-    assert estimate.lines() == [f"estimated API cost: $0.02 (tokens per sample from {pilot})"]
+    assert estimate.lines() == [f"estimated API cost: $0.0201 (tokens per sample from {pilot})"]
     data = estimate.to_dict()
     assert data["models"][0]["price_source"] == "--price"
     assert data["models"][0]["tokens_per_sample"]["with_skill"]["output"] == 141

@@ -16,7 +16,6 @@ from upskill_hub.publish.frontier import (
     check_target,
     choose_frontier,
     entry_from_row,
-    usd,
 )
 
 CHEAP, DEAR, LOCAL = "openai:gpt-4.1-nano", "anthropic:claude-opus-4-1", "local:qwen3-0.6b"
@@ -41,13 +40,13 @@ def _arm(rate: float, ci: tuple[float, float], per_passed: float | None) -> dict
 MODELS: list[dict[str, Any]] = [
     {
         "model": CHEAP,
-        "baseline": _arm(0.40, (0.25, 0.57), 0.0008),
-        "with_skill": _arm(0.95, (0.85, 0.99), 0.0012),
+        "baseline": _arm(0.40, (0.25, 0.57), 0.008),
+        "with_skill": _arm(0.95, (0.85, 0.99), 0.012),
     },
     {
         "model": DEAR,
-        "baseline": _arm(0.92, (0.82, 0.97), 0.030),
-        "with_skill": _arm(0.97, (0.88, 0.99), 0.045),
+        "baseline": _arm(0.92, (0.82, 0.97), 0.30),
+        "with_skill": _arm(0.97, (0.88, 0.99), 0.45),
     },
     {
         "model": LOCAL,
@@ -73,12 +72,13 @@ def test_cheap_model_with_the_skill_is_chosen_with_its_saving() -> None:
     )
     assert result.best_baseline is not None
     assert (result.best_baseline.model, result.best_baseline.arm) == (DEAR, "baseline")
-    assert result.saving == pytest.approx(0.030 - 0.0012)
+    assert result.saving == pytest.approx(0.30 - 0.012)
     assert result.saving_fraction == pytest.approx(0.96)
     assert result.sentence == (
         f"Cheapest to reach 80% at the lower bound of its 95% interval: {CHEAP} with the skill, "
-        f"95% [85, 99] at $0.0012 per passed case, $0.029 (96%) less per passed case than the "
-        f"best baseline, {DEAR} without the skill (92% [82, 97] at $0.030 per passed case). "
+        "95% [85, 99] at $0.012 per passed case [$0.0096, $0.0156], $0.288 (96%) less per "
+        f"passed case than the best baseline, {DEAR} without the skill (92% [82, 97] at $0.3 per "
+        "passed case [$0.24, $0.39]). "
         f"Unpriced, never chosen: {LOCAL} without the skill, {LOCAL} with the skill."
     )
     statuses = {(e["model"], e["arm"]): e["status"] for e in result.to_dict()["entries"]}
@@ -92,7 +92,8 @@ def test_unpriced_is_never_chosen_even_when_it_is_the_only_one_reaching() -> Non
     assert result.chosen is None
     assert result.sentence.startswith(
         "No priced model + arm reaches 90% at the lower bound of its 95% interval; the closest "
-        f"is {DEAR} with the skill, 97% [88, 99] at $0.045 per passed case (lower bound 88%). "
+        f"is {DEAR} with the skill, 97% [88, 99] at $0.45 per passed case [$0.36, $0.585] "
+        "(lower bound 88%). "
     )
     assert f"Unpriced, never chosen: {LOCAL} without the skill, {LOCAL} with the skill." in (
         result.sentence
@@ -108,10 +109,10 @@ def test_best_baseline_falls_back_to_the_highest_pass_rate() -> None:
     result = choose_frontier(_entries(MODELS[:2]), 0.85)
     assert result.chosen is not None and result.chosen.model == CHEAP
     assert result.best_baseline is not None and result.best_baseline.model == DEAR
-    assert "(92% [82, 97] at $0.030 per passed case, below 85%)" in result.sentence
+    assert "(92% [82, 97] at $0.3 per passed case [$0.24, $0.39], below 85%)" in result.sentence
     # a baseline that reaches the target and is the cheapest of all: the skill saves nothing
     cheap_baseline = [
-        {**MODELS[0], "baseline": _arm(0.95, (0.86, 0.99), 0.0008)},
+        {**MODELS[0], "baseline": _arm(0.95, (0.86, 0.99), 0.008)},
         MODELS[1],
     ]
     result = choose_frontier(_entries(cheap_baseline), 0.8)
@@ -122,8 +123,8 @@ def test_best_baseline_falls_back_to_the_highest_pass_rate() -> None:
 
 def test_a_dearer_choice_says_more_not_less() -> None:
     models = [
-        {"model": CHEAP, "baseline": _arm(0.70, (0.55, 0.82), 0.001)},
-        {"model": DEAR, "with_skill": _arm(0.95, (0.85, 0.99), 0.004)},
+        {"model": CHEAP, "baseline": _arm(0.70, (0.55, 0.82), 0.01)},
+        {"model": DEAR, "with_skill": _arm(0.95, (0.85, 0.99), 0.04)},
     ]
     entries = [
         entry_from_row({"model": m["model"], "arm": arm, **m[arm]})
@@ -132,8 +133,8 @@ def test_a_dearer_choice_says_more_not_less() -> None:
         if arm in m
     ]
     result = choose_frontier(entries, 0.8)
-    assert result.saving == pytest.approx(-0.003)
-    assert "$0.0030 (300%) more per passed case than the best baseline" in result.sentence
+    assert result.saving == pytest.approx(-0.03)
+    assert "$0.03 (300%) more per passed case than the best baseline" in result.sentence
 
 
 def test_dataset_row_columns_read_like_summary_json() -> None:
@@ -143,10 +144,10 @@ def test_dataset_row_columns_read_like_summary_json() -> None:
         "pass_rate": 0.95,
         "ci_low": 0.85,
         "ci_high": 0.99,
-        "cost_usd": 0.0456,
-        "cost_per_passed": 0.0012,
-        "cost_per_passed_ci_low": 0.00096,
-        "cost_per_passed_ci_high": 0.00156,
+        "cost_usd": 0.456,
+        "cost_per_passed": 0.012,
+        "cost_per_passed_ci_low": 0.0096,
+        "cost_per_passed_ci_high": 0.0156,
     }
     from_row = entry_from_row(row)
     from_summary = _entries(MODELS)[1]
@@ -167,16 +168,6 @@ def test_bad_target_on_the_command_line_is_one_line(tmp_path: Path) -> None:
     assert done.returncode == 2
     assert done.stderr.strip().splitlines() == [
         "error: --target must be a pass rate above 0 and at most 1 (got 1.5)"
-    ]
-
-
-def test_usd_keeps_two_significant_digits() -> None:
-    assert [usd(v) for v in (0.0012, 0.03, 0.000015, 2.5, 0.0)] == [
-        "$0.0012",
-        "$0.030",
-        "$0.000015",
-        "$2.50",
-        "$0.00",
     ]
 
 

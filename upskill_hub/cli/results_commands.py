@@ -211,17 +211,13 @@ def frontier(
 def _print_frontier(result: Frontier) -> None:
     from rich.table import Table
 
-    from upskill_hub.formatting import NONE, percent, rate, strip_control
-    from upskill_hub.publish.frontier import usd
+    from upskill_hub.formatting import dollars, dollars_interval, percent, rate, strip_control
 
     table = Table(title=f"target {percent(result.target)} (lower bound)", title_justify="left")
     for column in ("model", "arm", "pass rate (95% CI)", "per passed case (95% CI)", "status"):
         table.add_column(column)
     for e in result.entries:
-        ci = e.per_passed_ci95
-        cost = usd(e.per_passed) if e.per_passed is not None else NONE
-        if ci is not None:
-            cost += f" [{usd(ci[0])}, {usd(ci[1])}]"
+        cost = f"{dollars(e.per_passed)} {dollars_interval(e.per_passed_ci95)}".strip()
         table.add_row(
             safe(e.model + (f" ({e.run})" if e.run else "")),
             e.arm.replace("_", " "),

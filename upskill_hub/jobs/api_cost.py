@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from upskill_hub.errors import Param, UsageError
+from upskill_hub.formatting import dollars
 
 if TYPE_CHECKING:
     from upskill_hub.evaluation.pricing import Price
@@ -82,7 +83,9 @@ class ApiCostEstimate:
             return [f"estimated API cost: unknown ({self.reason})"]
         borrowed = [m.model for m in self.models if m.tokens_from != "this model"]
         note = f"; tokens of {', '.join(borrowed)} are the run's mean" if borrowed else ""
-        return [f"estimated API cost: ${self.usd:.2f} (tokens per sample from {self.source}{note})"]
+        return [
+            f"estimated API cost: {dollars(self.usd)} (tokens per sample from {self.source}{note})"
+        ]
 
     def to_dict(self) -> dict[str, Any]:
         return {

@@ -22,7 +22,6 @@ An entry without a price (``cost.usd`` null) is listed as ``unpriced`` and never
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -30,7 +29,7 @@ from typing import TYPE_CHECKING, Any
 
 from upskill_hub.errors import Param, UsageError
 from upskill_hub.evaluation.report.frontier_chart import DEFAULT_TARGET, FrontierPoint
-from upskill_hub.formatting import percent, rate
+from upskill_hub.formatting import dollars, dollars_interval, percent, rate
 
 if TYPE_CHECKING:
     from upskill_hub.publish.results_view import RunResults
@@ -43,20 +42,9 @@ __all__ = [
     "choose_frontier",
     "entries_from_results",
     "load_frontier",
-    "usd",
 ]
 
 _ARM_TEXT = {"baseline": "without the skill", "with_skill": "with the skill"}
-
-
-def usd(value: float | None) -> str:
-    """US dollars with two significant digits below $1 (``$0.0012``), cents above."""
-    if value is None:
-        return "?"
-    if value == 0 or abs(value) >= 1:
-        return f"${value:,.2f}"
-    digits = max(2, 1 - math.floor(math.log10(abs(value))))
-    return f"${value:.{digits}f}"
 
 
 @dataclass(frozen=True)
@@ -205,8 +193,10 @@ def _best_rate(e: FrontierEntry) -> tuple[float, float, float, str]:
 
 
 def _figures(e: FrontierEntry) -> str:
-    """``92% [85, 96] at $0.030 per passed case``."""
-    return f"{rate(e.pass_rate, e.ci95)} at {usd(e.per_passed)} per passed case"
+    """``92% [85, 96] at $0.03 per passed case [$0.024, $0.039]``."""
+    cost_ci = dollars_interval(e.per_passed_ci95)
+    text = f"{rate(e.pass_rate, e.ci95)} at {dollars(e.per_passed)} per passed case"
+    return f"{text} {cost_ci}" if cost_ci else text
 
 
 def _sentence(
@@ -238,7 +228,7 @@ def _sentence(
             share = f" ({abs(saving) / baseline.per_passed:.0%})" if baseline.per_passed else ""
             more_less = "less" if saving >= 0 else "more"
             text += (
-                f", {usd(abs(saving))}{share} {more_less} per passed case than the best "
+                f", {dollars(abs(saving))}{share} {more_less} per passed case than the best "
                 f"baseline, {baseline.label} ({_figures(baseline)}"
                 + ("" if baseline.reaches(target) else f", below {percent(target)}")
                 + ")"
