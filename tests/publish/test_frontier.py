@@ -178,3 +178,77 @@ def test_chart_draws_priced_arms_and_names_the_unpriced() -> None:
     png = render_frontier_chart(points, target=0.8, unpriced=unpriced)
     assert png.startswith(b"\x89PNG")
     assert json.dumps([p.label for p in points])  # labels are plain text
+
+
+FACT = "ZORBLAT-42"
+SKILL_MD = f"""---
+name: zorblat
+description: Knows the Zorblat code. Use when asked about Zorblat.
+---
+
+The Zorblat code is {FACT}.
+"""
+#: ``mock:prompt`` answers with the whole prompt: it knows the fact only with the skill; the
+#: other model always says it. Priced so the first is cheap and the second dear.
+CHEAP_MOCK, DEAR_MOCK = "mock:prompt", f"mock:reply={FACT}"
+
+
+def _skill(tmp_path: Path, cases: int) -> Path:
+    folder = tmp_path / "zorblat"
+    folder.mkdir()
+    (folder / "SKILL.md").write_text(SKILL_MD)
+    tests = [
+        {"id": f"q{i}", "input": f"Q{i}: the Zorblat code?", "expected": {"contains": FACT}}
+        for i in range(cases)
+    ]
+    (folder / "skill_meta.json").write_text(json.dumps({"metadata": {}, "tests": tests}))
+    return folder
+
+
+def _json(*args: str) -> dict[str, Any]:
+    done = run_cli(*args, "--format", "json")
+    assert done.returncode == 0, done.stderr
+    data: dict[str, Any] = json.loads(done.stdout)
+    return data
+
+
+@pytest.mark.slow
+def test_eval_writes_the_chart_and_a_published_run_gives_the_same_answer(
+    tmp_path: Path, unique_repo_id: str
+) -> None:
+    skill = _skill(tmp_path, cases=12)
+    runs = tmp_path / "runs"
+    _json(
+        "eval", str(skill), "--model", CHEAP_MOCK, "--model", DEAR_MOCK, "-o", str(runs),
+        "--price", f"{CHEAP_MOCK}=0.1/0.4", "--price", f"{DEAR_MOCK}=30/60",
+    )  # fmt: skip
+    (run_dir,) = runs.iterdir()
+    assert (run_dir / "frontier.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    local = _json("results", "frontier", str(run_dir), "--target", "0.7")
+    chosen, baseline = local["chosen"], local["best_baseline"]
+    assert (chosen["model"], chosen["arm"]) == (CHEAP_MOCK, "with_skill")
+    assert (baseline["model"], baseline["arm"]) == (DEAR_MOCK, "baseline")
+    assert chosen["ci95"][0] >= 0.7 and baseline["ci95"][0] >= 0.7
+    summary = json.loads((run_dir / "summary.json").read_text())
+    by_model = {m["model"]: m for m in summary["models"]}
+    cheap = by_model[CHEAP_MOCK]["with_skill"]["cost"]["per_passed"]
+    dear = by_model[DEAR_MOCK]["baseline"]["cost"]["per_passed"]
+    assert local["saving_per_passed"] == pytest.approx(dear - cheap)
+    assert local["sentence"].startswith(
+        f"Cheapest to reach 70% at the lower bound of its 95% interval: {CHEAP_MOCK} with the "
+        "skill, 100% ["
+    )
+    pushed = run_cli("results", "push", str(run_dir), "--repo", unique_repo_id)
+    assert pushed.returncode == 0, pushed.stderr
+    published = _json("results", "frontier", unique_repo_id, "--target", "0.7")
+    assert published == local
+    chart = tmp_path / "both.png"
+    both = (str(run_dir), unique_repo_id)  # the same run twice: each entry names its run
+    text = run_cli("results", "frontier", *both, "--target", "0.7", "--out", str(chart))
+    assert text.returncode == 0, text.stderr
+    assert chart.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    words = " ".join(text.stdout.split())
+    assert f"Cheapest to reach 70% at the lower bound of its 95% interval: {CHEAP_MOCK} with " in (
+        words
+    )
+    assert "← chosen" in words and f"chart: {chart}" in words

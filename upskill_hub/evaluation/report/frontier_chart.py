@@ -100,9 +100,9 @@ def render_frontier_chart(
     matplotlib.use("Agg", force=True)
     from matplotlib.figure import Figure
 
-    fig = Figure(figsize=(7.0, 4.6), dpi=110)
+    fig = Figure(figsize=(8.5, 4.6), dpi=110)
     ax = fig.subplots()
-    for point in points:
+    for number, point in enumerate(points, start=1):
         color = SKILL_COLOR if point.arm == "with_skill" else BASELINE_COLOR
         rate = point.pass_rate * 100
         lo, hi = point.ci95 or (point.pass_rate, point.pass_rate)
@@ -111,6 +111,7 @@ def render_frontier_chart(
         if point.per_passed_ci95 is not None:
             c_lo, c_hi = point.per_passed_ci95
             xerr = [[max(0.0, point.per_passed - c_lo)], [max(0.0, c_hi - point.per_passed)]]
+        label = point.label if len(point.label) <= 48 else point.label[:47] + "…"
         ax.errorbar(
             [point.per_passed],
             [rate],
@@ -124,12 +125,14 @@ def render_frontier_chart(
             markeredgecolor="black",
             ecolor=color,
             elinewidth=1,
+            label=f"{number}. {label}",
         )
+        # the number by the point, staggered so that points of one rate do not overprint
         ax.annotate(
-            point.label if len(point.label) <= 40 else point.label[:39] + "…",
+            str(number),
             (point.per_passed, rate),
             textcoords="offset points",
-            xytext=(6, 4),
+            xytext=(5, 3 - 9 * ((number - 1) % 3)),
             fontsize=7,
         )
     ax.axhline(target * 100, linestyle="--", color="black", linewidth=0.8)
@@ -143,6 +146,8 @@ def render_frontier_chart(
     )
     if points:
         ax.set_xscale("log")
+        ax.margins(x=0.15)
+        ax.legend(loc="upper left", fontsize=7, bbox_to_anchor=(1.0, 1.0))
     ax.set_ylim(0, 105)
     ax.set_xlabel("US dollars per passed case (95% CI), log scale")
     ax.set_ylabel("pass rate (%) with 95% CI")
