@@ -209,7 +209,10 @@ def _sentence(
     goal = f"{percent(target)} at the lower bound of its 95% interval"
     if chosen is None:
         if not costed:
-            text = f"No priced model + arm to choose from for {percent(target)}"
+            text = (
+                f"No priced model + arm to choose from for {percent(target)} (prices: "
+                "eval --price MODEL=IN/OUT, or a model of the built-in table)"
+            )
         else:
             closest = max(costed, key=lambda e: (e.lower or 0.0, -(e.per_passed or 0.0)))
             text = (
