@@ -10,6 +10,7 @@ unit (``[+5, +56]`` for a lift, ``[62, 95]`` for a rate), and a value that does 
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -79,15 +80,16 @@ def rate(value: float | None, ci: Sequence[float | None] | None = None) -> str:
 
 
 def dollars(value: float | None) -> str:
-    """US dollars with 3 significant digits (``$0.0123``, ``$4.56``, ``$1,234``); :data:`NONE`
+    """US dollars with 3 significant digits (``$0.000242``, ``$4.56``, ``$1,234``); :data:`NONE`
     for an unpriced figure (never ``$0``)."""
     if value is None:
         return NONE
     if value >= 100:
         return f"${value:,.0f}"
-    if value == 0:
+    if value <= 0:
         return "$0"
-    return f"${value:.3g}" if value >= 0.001 else f"${value:.2e}"
+    digits = min(10, max(2, 2 - math.floor(math.log10(value))))
+    return f"${value:.{digits}f}"
 
 
 def dollars_interval(ci: Sequence[float | None] | None) -> str:

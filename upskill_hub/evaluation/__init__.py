@@ -7,6 +7,8 @@
 - :mod:`.model_queue`: one model's keys still to run and those waiting out a retry delay;
 - :mod:`.provider_pool`: one provider per model of a run;
 - :mod:`.retry`: model calls with retries, written once;
+- :mod:`.pricing`: model prices (``--price``, the built-in table ``data/prices.json``) and what
+  tokens cost;
 - :mod:`.prompts`: the exact messages each arm sends;
 - :mod:`.judges`: where a ``judge`` assertion's model runs and with which key;
 - :mod:`.fenced`: fenced code blocks in a model's answer;

@@ -220,8 +220,8 @@ def _prices_line(info: RunInfo) -> str:
     return (
         "- Costs in US dollars per passed sample at these prices per million tokens: "
         + "; ".join(parts)
-        + ". A model without a price is *unpriced*, never $0; the $/pass interval is a delta "
-        "method over cases (log scale)."
+        + ". A model without a price is *unpriced*, never $0; the $/pass interval is a case "
+        "jackknife of its logarithm."
     )
 
 

@@ -487,22 +487,36 @@ def ratio_interval(
     per_case: Sequence[tuple[float, float]], *, level: float = 0.95
 ) -> tuple[float, float] | None:
     """Interval of a ratio of sums over cases, ``R = sum(x_i) / sum(y_i)`` (cost per passed
-    case: ``x_i`` a case's cost, ``y_i`` its passes), or None with fewer than 2 cases or no
+    sample: ``x_i`` a case's cost, ``y_i`` its passes), or None with fewer than 2 cases or no
     ``y`` at all.
 
-    Delta method for a ratio estimator, clustered by case: ``var(R) = k/(k-1) *
-    sum((x_i - R y_i)^2) / Y^2`` (k cases, ``Y = sum(y_i)``), taken on the log scale so the
-    interval stays positive and skews right as a ratio's does:
-    ``R * exp(+-t(1 - a/2, k - 1) * sqrt(var) / R)``. ``benchmarks/cost_interval_coverage.py``
-    measures its coverage.
+    The case jackknife on the log scale: ``R_(i)`` is the ratio without case ``i``,
+    ``var = (k-1)/k * sum((log R_(i) - mean)^2)`` (k cases), and the interval
+    ``R * exp(+-t(1 - a/2, k - 1) * sqrt(var))``: positive, skewed right as a ratio is, and
+    wider than the delta method when a few cases carry much of the cost. When leaving a case
+    out leaves no pass (or no cost) the delta method on the log scale stands in
+    (``var(R) = k/(k-1) * sum((x_i - R y_i)^2) / Y^2``, divided by ``R^2``).
+    ``benchmarks/cost_interval_coverage.py`` measures its coverage.
     """
     k = len(per_case)
+    total_x = math.fsum(x for x, _ in per_case)
     total_y = math.fsum(y for _, y in per_case)
     if k < 2 or total_y <= 0:
         return None
-    ratio = math.fsum(x for x, _ in per_case) / total_y
+    ratio = total_x / total_y
     if ratio <= 0:
         return (0.0, 0.0)
-    var = k / (k - 1) * math.fsum((x - ratio * y) ** 2 for x, y in per_case) / total_y**2
-    spread = t_quantile(1 - (1 - level) / 2, k - 1) * math.sqrt(var) / ratio
+    t = t_quantile(1 - (1 - level) / 2, k - 1)
+    logs = [
+        math.log((total_x - x) / (total_y - y))
+        for x, y in per_case
+        if total_y - y > 0 and total_x - x > 0
+    ]
+    if len(logs) == k:
+        mean = math.fsum(logs) / k
+        var_log = (k - 1) / k * math.fsum((v - mean) ** 2 for v in logs)
+    else:
+        var = k / (k - 1) * math.fsum((x - ratio * y) ** 2 for x, y in per_case) / total_y**2
+        var_log = var / ratio**2
+    spread = t * math.sqrt(var_log)
     return ratio * math.exp(-spread), ratio * math.exp(spread)

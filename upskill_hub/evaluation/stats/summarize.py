@@ -1,4 +1,4 @@
-"""Pass rates, their intervals, lift, token savings and a verdict, from graded samples.
+"""Pass rates, their intervals, lift, token savings, costs and a verdict, from graded samples.
 
 The unit of evidence is the **test case**, not the sample: runs of one case are correlated (a
 case the model cannot do fails in every run), so counting case x run samples as independent
@@ -35,6 +35,13 @@ Newcombe's interval over samples.
   and the number of samples, using ``t(0.975, cases-1)`` as the critical value.
 * A sample on which no check ran (every assertion skipped: a judge check without a judge
   model, no nvcc) is not graded (``ungraded``); an arm with no graded sample is "no data".
+* **Costs** (:func:`arm_cost`): each arm's answered samples priced at run.json's ``prices``
+  (:mod:`upskill_hub.evaluation.pricing`; every figure None for an unpriced model): the sum,
+  per answered sample, and per passed sample with a 95% interval by the case jackknife of its
+  logarithm (:func:`~upskill_hub.evaluation.stats.intervals.ratio_interval`); per model the
+  with-skill cost per sample over the baseline's (``cost_ratio``) and the mean token ratios
+  (``token_ratio``). Added in place: ``STATS_VERSION`` stays 3, and a summary without them
+  still checks.
 * Several models: verdicts are Holm-adjusted over the models (``holm`` in the JSON), and the
   interval at the Holm-adjusted level is ``holm.ci`` (it excludes zero exactly when the
   adjusted verdict claims an effect).
