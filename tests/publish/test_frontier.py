@@ -11,6 +11,7 @@ import pytest
 from tests.cli_runner import run_cli
 from upskill_hub.errors import UsageError
 from upskill_hub.evaluation.report.frontier_chart import points_from_models, render_frontier_chart
+from upskill_hub.formatting import dollars as D
 from upskill_hub.publish.frontier import (
     FrontierEntry,
     check_target,
@@ -76,9 +77,9 @@ def test_cheap_model_with_the_skill_is_chosen_with_its_saving() -> None:
     assert result.saving_fraction == pytest.approx(0.96)
     assert result.sentence == (
         f"Cheapest to reach 80% at the lower bound of its 95% interval: {CHEAP} with the skill, "
-        "95% [85, 99] at $0.012 per passed case [$0.0096, $0.0156], $0.288 (96%) less per "
-        f"passed case than the best baseline, {DEAR} without the skill (92% [82, 97] at $0.3 per "
-        "passed case [$0.24, $0.39]). "
+        f"95% [85, 99] at {D(0.012)} per passed case [{D(0.0096)}, {D(0.0156)}], {D(0.288)} (96%) "
+        f"less per passed case than the best baseline, {DEAR} without the skill (92% [82, 97] at "
+        f"{D(0.30)} per passed case [{D(0.24)}, {D(0.39)}]). "
         f"Unpriced, never chosen: {LOCAL} without the skill, {LOCAL} with the skill."
     )
     statuses = {(e["model"], e["arm"]): e["status"] for e in result.to_dict()["entries"]}
@@ -92,8 +93,8 @@ def test_unpriced_is_never_chosen_even_when_it_is_the_only_one_reaching() -> Non
     assert result.chosen is None
     assert result.sentence.startswith(
         "No priced model + arm reaches 90% at the lower bound of its 95% interval; the closest "
-        f"is {DEAR} with the skill, 97% [88, 99] at $0.45 per passed case [$0.36, $0.585] "
-        "(lower bound 88%). "
+        f"is {DEAR} with the skill, 97% [88, 99] at {D(0.45)} per passed case [{D(0.36)}, "
+        f"{D(0.585)}] (lower bound 88%). "
     )
     assert f"Unpriced, never chosen: {LOCAL} without the skill, {LOCAL} with the skill." in (
         result.sentence
@@ -109,7 +110,10 @@ def test_best_baseline_falls_back_to_the_highest_pass_rate() -> None:
     result = choose_frontier(_entries(MODELS[:2]), 0.85)
     assert result.chosen is not None and result.chosen.model == CHEAP
     assert result.best_baseline is not None and result.best_baseline.model == DEAR
-    assert "(92% [82, 97] at $0.3 per passed case [$0.24, $0.39], below 85%)" in result.sentence
+    assert (
+        f"(92% [82, 97] at {D(0.30)} per passed case [{D(0.24)}, {D(0.39)}], below 85%)"
+        in result.sentence
+    )
     # a baseline that reaches the target and is the cheapest of all: the skill saves nothing
     cheap_baseline = [
         {**MODELS[0], "baseline": _arm(0.95, (0.86, 0.99), 0.008)},
@@ -134,7 +138,7 @@ def test_a_dearer_choice_says_more_not_less() -> None:
     ]
     result = choose_frontier(entries, 0.8)
     assert result.saving == pytest.approx(-0.03)
-    assert "$0.03 (300%) more per passed case than the best baseline" in result.sentence
+    assert f"{D(0.03)} (300%) more per passed case than the best baseline" in result.sentence
 
 
 def test_dataset_row_columns_read_like_summary_json() -> None:
