@@ -195,6 +195,14 @@ def test_unpriced_models_stay_null_everywhere(skill_dir: Path, tmp_path: Path) -
     ]  # fmt: skip
     assert cells and all("—" in line[column - 2 : column + 8] for line in cells), cells
     assert "$" not in text.stdout.replace("$/pass", "")
+    # priced after the fact: a resume with --price records it and the summary follows
+    priced = run_eval(
+        skill_dir, None, "--resume", str(run_dir), "--price", "gpt-4o-mini=1/2", "--format",
+        "json",
+    )  # fmt: skip
+    assert priced.returncode == 0, priced.stderr
+    assert json.loads(priced.stdout)["models"][0]["with_skill"]["cost"]["usd"] > 0
+    assert json.loads((run_dir / "run.json").read_text())["prices"]["gpt-4o-mini"]["input"] == 1
 
 
 def test_the_built_in_table_prices_known_models_and_nothing_else() -> None:
@@ -270,6 +278,7 @@ def test_bad_price_flags_are_one_line_errors(skill_dir: Path, tmp_path: Path) ->
         (["--price", "m=1"], "--price 'm=1'"),
         (["--price", "m=x/1"], "--price 'm=x/1'"),
         (["--price", "m=1/1", "--price", "m=2/2"], "--price prices m twice"),
+        (["--price", "other=1/1"], "--price prices other, which this run does not evaluate"),
         (["--price", "m=1/1", "--triggers", str(tmp_path / "q.json")], "--price"),
     ]:
         done = run_eval(

@@ -239,16 +239,24 @@ def _print_summary(results: RunResults) -> None:
     for column in ("model", "baseline (95% CI)", "with skill (95% CI)", "lift (95% CI)"):
         table.add_column(column)
     table.add_column("tokens (base → skill)", justify="right")
-    table.add_column("$/pass (base → skill)", justify="right")
+    # the cost column only when some model has a price (runs from before costs look the same)
+    priced = any(
+        (row or {}).get("cost_usd") is not None
+        for m in results.models
+        for row in (m.baseline, m.with_skill)
+    )
+    if priced:
+        table.add_column("$/pass (base → skill)", justify="right")
     table.add_column("verdict")
     for m in results.models:
+        cost = [fmt.cost_pair(m, unpriced=fmt.NONE)] if priced else []
         table.add_row(
             m.model,
             fmt.rate_with_ci(m.baseline),
             fmt.rate_with_ci(m.with_skill),
             fmt.lift_with_ci(m),
             fmt.tokens_pair(m),
-            fmt.cost_pair(m, unpriced=fmt.NONE),
+            *cost,
             m.verdict,
         )
     console().print(table)

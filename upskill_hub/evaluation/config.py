@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -90,6 +91,22 @@ class EvalConfig:
     #: the built-in table (:mod:`upskill_hub.evaluation.pricing`) or stay unpriced.
     prices: dict[str, Price] = field(default_factory=dict)
 
+    def _check_prices(self) -> None:
+        """A price given for a model the run does not evaluate is a typo: refuse it."""
+        from upskill_hub.errors import UpskillHubError
+        from upskill_hub.evaluation.providers.resolve import canonical_model_id
+
+        ids = set(self.models)
+        for model in self.models:
+            with contextlib.suppress(UpskillHubError):  # an unknown model fails elsewhere
+                ids.add(canonical_model_id(model, self.base_url))
+        for key in self.prices:
+            if key not in ids:
+                raise UsageError(
+                    Param("prices"), f" prices {key}, which this run does not evaluate (",
+                    Param("models"), f" {', '.join(self.models)})",
+                )  # fmt: skip
+
     @property
     def arms(self) -> tuple[Arm, ...]:
         return ("with_skill",) if self.no_baseline else ARMS
@@ -112,6 +129,7 @@ class EvalConfig:
             raise UsageError(f"judge_scope must be 'any' or 'run' (got {self.judge_scope!r})")
         if self.agent is not None:
             self.agent.validate()
+        self._check_prices()
         p = self.params
         if p.max_tokens < 1:
             raise UsageError(Param("max_tokens"), f" must be at least 1 (got {p.max_tokens})")

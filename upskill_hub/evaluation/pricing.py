@@ -118,12 +118,16 @@ def parse_price(spec: str) -> tuple[str, Price]:
 def parse_prices(specs: list[str], *, base_url: str | None = None) -> dict[str, Price]:
     """Several ``--price`` values, keyed by canonical model id (``haiku`` and
     ``anthropic:claude-haiku-...`` are one model); a model priced twice is an error."""
+    from upskill_hub.errors import UnknownModelError
     from upskill_hub.evaluation.providers.resolve import canonical_model_id
 
     prices: dict[str, Price] = {}
     for spec in specs:
         model, price = parse_price(spec)
-        key = canonical_model_id(model, base_url)
+        try:
+            key = canonical_model_id(model, base_url)
+        except UnknownModelError:  # a bare name of a resumed run's --base-url server
+            key = model
         if key in prices:
             raise UsageError(Param("prices"), f" prices {key} twice")
         prices[key] = price

@@ -185,10 +185,12 @@ async def _run(
         folder = RunFolder(Path(plan.resume_from))
         info = folder.read_info()
         check_resume(folder, info, model_ids, cases, config, skill_sha)
-        # the recorded prices (config_from_run's) with any given now over them
-        info.prices = prices_to_json(
-            resolve_prices(model_ids, config.prices, base_url=config.base_url)
-        )
+        # the recorded prices (config_from_run's) with any given now over them; a run from
+        # before prices keeps its shape (every model unpriced) unless priced now
+        if info.prices is not None or config.prices:
+            info.prices = prices_to_json(
+                resolve_prices(model_ids, config.prices, base_url=config.base_url)
+            )
         # errored, duplicate and half-written lines are dropped (the file rewritten) before
         # appending again; a file with nothing to drop is left as it is
         # ... and a sample whose other arm must run again (both arms of a case and run together)
