@@ -107,6 +107,7 @@ def build_demo(settings: SpaceSettings | None = None, skills_dir: Path | None = 
                 status,
                 view.summary,
                 str(view.chart) if view.chart else None,
+                str(view.frontier_chart) if view.frontier_chart else None,
                 view.cases_html,
                 str(view.run_dir) if view.run_dir else None,
                 gr.update(interactive=view.run_dir is not None),
@@ -216,7 +217,16 @@ def build_demo(settings: SpaceSettings | None = None, skills_dir: Path | None = 
                         column_widths=tables.SUMMARY_WIDTHS,
                         elem_id="upskill-summary",
                     )
-                    chart = gr.Image(label="Lift", type="filepath", interactive=False, height=280)
+                    with gr.Row():
+                        chart = gr.Image(
+                            label="Lift", type="filepath", interactive=False, height=280
+                        )
+                        frontier = gr.Image(
+                            label="Pass rate vs cost per passed case (priced models)",
+                            type="filepath",
+                            interactive=False,
+                            height=280,
+                        )
                     with gr.Row():
                         push_button = gr.Button("Push results to the Hub", interactive=False)
                     push_status = gr.Markdown()
@@ -227,7 +237,7 @@ def build_demo(settings: SpaceSettings | None = None, skills_dir: Path | None = 
             run_button.click(
                 run_evaluation,
                 [skill, provider, model, base_url, api_key, runs, temperature, mode],
-                [bar, status, summary, chart, cases, run_state, push_button],
+                [bar, status, summary, chart, frontier, cases, run_state, push_button],
                 api_name="evaluate",
                 concurrency_limit=settings.queue_concurrency,
                 concurrency_id="evaluate",

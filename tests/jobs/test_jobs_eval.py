@@ -11,6 +11,7 @@ import pytest
 from huggingface_hub import HfApi
 
 from tests.jobs.conftest import JOBS_TOKEN, SENTINEL, cli, cli_env, make_skill
+from tests.publish.run_folders import make_run_folder
 from tests.support.llm_servers import FakeLLMServer
 from upskill_hub.evaluation.run.folder import read_samples
 
@@ -34,20 +35,22 @@ def test_grid_on_jobs_equals_local_run_and_keeps_keys_secret(
     skill = make_skill(tmp_path, cases=5)
     repo = f"local-user/runs-{uuid.uuid4().hex[:8]}"
     grid = ["--model", "fake-a", "--model", "fake-b", "--base-url", fake_model.base_url]
-    grid += ["--runs", "2", "--seed", "7"]
+    grid += ["--runs", "2", "--seed", "7", "--price", "fake-a=1/4", "--price", "fake-b=2/8"]
     key = {"UPSKILL_HUB_API_KEY": SENTINEL}
     local = cli("eval", str(skill), *grid, "-o", str(tmp_path / "local"), extra_env=key)
     assert local.returncode == 0, local.stderr
+    local_dir = only_run(tmp_path / "local")
     jobs = cli(
         "eval", str(skill), *grid, "-o", str(tmp_path / "jobs"),
         "--executor", "jobs", "--install", "none", "--shard-size", "8",
-        "--artifact-repo", repo, "--max-parallel", "3", "--yes",
+        "--artifact-repo", repo, "--max-parallel", "3", "--yes", "--pilot", str(local_dir),
         extra_env=key,
     )  # fmt: skip
     assert jobs.returncode == 0, jobs.stderr
     assert "estimated cost: $" in jobs.stderr
     assert "Jobs hardware listing" in jobs.stderr
-    local_dir, jobs_dir = only_run(tmp_path / "local"), only_run(tmp_path / "jobs")
+    assert "estimated API cost: $" in jobs.stderr and f"from {local_dir})" in jobs.stderr
+    jobs_dir = only_run(tmp_path / "jobs")
     # 2 models x 5 cases x 2 runs x 2 arms, cut into shards of 2 cases (8 samples) per model
     assert len(outcomes(jobs_dir)) == 40
     assert outcomes(jobs_dir) == outcomes(local_dir)
@@ -63,7 +66,12 @@ def test_grid_on_jobs_equals_local_run_and_keeps_keys_secret(
         assert ours == theirs  # lift, intervals, Holm-adjusted verdicts, per-case tables
     for field in ("samples", "expected_samples", "errors", "rejected", "skipped_assertions"):
         assert summary[field] == local_summary[field]
-    assert (jobs_dir / "lift.png").is_file()
+    assert (jobs_dir / "lift.png").is_file() and (jobs_dir / "frontier.png").is_file()
+    # the pilot is the same grid run locally: the estimate is what that run cost
+    local_cost = sum(
+        m[arm]["cost"]["usd"] for m in local_summary["models"] for arm in ("baseline", "with_skill")
+    )
+    assert plan["api_cost"]["usd"] == pytest.approx(local_cost, rel=0.01)
     assert "fake-a" in jobs.stdout  # the table
     assert "6/6 shards finished (0 running, 0 waiting, 0 failed), 40/40 samples" in jobs.stderr
     published = cli("results", "push", str(jobs_dir), "--repo", f"{repo}-results")
@@ -98,8 +106,18 @@ def test_no_terminal_needs_yes(tmp_path: Path, api: HfApi, fake_model: FakeLLMSe
     assert result.stderr.strip().splitlines()[-1].startswith("error: --executor jobs submits")
     assert "--yes" in result.stderr and "Traceback" not in result.stderr
     assert "flavor a100-large at $2.50/h" in result.stderr
+    assert "estimated API cost: unknown (no prior run of this skill to take tokens from)" in (
+        result.stderr
+    )
     assert not any((tmp_path / "runs").iterdir())  # nothing submitted, no run folder kept
     assert fake_model.requests == []
+    pilot = make_run_folder(tmp_path / "pilots")  # tokens, but the served model has no price
+    priced_by_pilot = cli(
+        "eval", str(skill), "--model", "fake-a", "--base-url", fake_model.base_url,
+        "--executor", "jobs", "-o", str(tmp_path / "runs"), "--pilot", str(pilot),
+    )  # fmt: skip
+    assert priced_by_pilot.returncode == 2
+    assert "estimated API cost: unknown (no price for " in priced_by_pilot.stderr
 
 
 def test_bad_flags_are_one_line(tmp_path: Path, api: HfApi) -> None:
@@ -120,6 +138,14 @@ def test_bad_flags_are_one_line(tmp_path: Path, api: HfApi) -> None:
     local = cli("eval", str(skill), "--model", "openai:gpt-x", "--artifact-repo", "me/runs")
     assert local.returncode == 2
     assert local.stderr.strip() == "error: --artifact-repo apply only with --executor jobs"
+    local = cli("eval", str(skill), "--model", "openai:gpt-x", "--pilot", str(tmp_path))
+    assert local.returncode == 2
+    assert local.stderr.strip() == (
+        f"error: --pilot {tmp_path}: not a finished eval run (no summary.json)"
+    )
+    pilot = make_run_folder(tmp_path / "pilots")
+    local = cli("eval", str(skill), "--model", "openai:gpt-x", "--pilot", str(pilot))
+    assert local.stderr.strip() == "error: --pilot apply only with --executor jobs"
     pushed_later = cli(
         "eval", str(skill), "--model", "openai:gpt-x", "--executor", "jobs", "--no-wait",
         "--push-results", "me/evals", "--yes",

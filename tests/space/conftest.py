@@ -146,11 +146,17 @@ class RunningApp:
 def running_app(
     app_module: ModuleType, hub_server: object, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[RunningApp]:
-    """The app in local mode on a free port; run folders in a temp dir."""
+    """The app in local mode on a free port; run folders in a temp dir; ``fake-model`` priced
+    by the app's owner (so its runs have costs and frontier.png)."""
+    import dataclasses
+
+    from upskill_hub.evaluation.pricing import Price
     from upskill_hub.space_support.settings import SpaceSettings
 
     runs_dir = tmp_path_factory.mktemp("space-runs")
-    demo = app_module.build_demo(SpaceSettings.for_mode(False, output_root=runs_dir))
+    settings = SpaceSettings.for_mode(False, output_root=runs_dir)
+    settings = dataclasses.replace(settings, prices={"fake-model": Price(input=1.0, output=4.0)})
+    demo = app_module.build_demo(settings)
     port = free_port()
     demo.launch(server_name="127.0.0.1", server_port=port, prevent_thread_lock=True, quiet=True)
     try:

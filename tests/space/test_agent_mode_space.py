@@ -87,7 +87,7 @@ def test_agent_run_shows_the_files_read(refs_repo: SkillRepo, tmp_path: Path) ->
 def test_app_offers_the_mode(
     running_app: RunningApp, skill_repo: SkillRepo, llm: FakeLLMServer
 ) -> None:
-    _, (_, status, _, _, cases) = evaluate_on(running_app, skill_repo, llm, "agent")
+    _, (_, status, _, _, _, cases) = evaluate_on(running_app, skill_repo, llm, "agent")
     assert "Done" in status, status
     # this server never calls a tool: no arm loads the skill, and the page says so per case
     assert cases.count("skill not loaded") == 6

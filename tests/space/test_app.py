@@ -47,13 +47,14 @@ def test_api_evaluate_a_hub_skill(
     all_logs: pytest.LogCaptureFixture,
     capfd: pytest.CaptureFixture[str],
 ) -> None:
-    _, (bar, status, summary, chart, cases) = evaluate_on(running_app, skill_repo, llm)
+    _, (bar, status, summary, chart, frontier, cases) = evaluate_on(running_app, skill_repo, llm)
     assert "Done" in status and "too few cases" in status  # 3 cases: too few
     assert 'aria-valuenow="6"' in bar
     [row] = summary["data"]
     assert row[0] == "fake-model" and row[3].endswith("0/3") and row[4].endswith("3/3")
     assert row[1].startswith("+100 pts") and "too few cases" in row[2]
     assert chart and Path(chart).suffix == ".png"
+    assert frontier and Path(frontier).name == "frontier.png"  # the owner priced fake-model
     assert "fruit-3" in cases and "PINEAPPLE" in cases and "&lt;script&gt;" in cases
     everything = "\n".join([status, str(summary), cases, all_logs.text, *capfd.readouterr()])
     assert SENTINEL_KEY not in everything
@@ -172,6 +173,7 @@ def test_browser_run_evaluation(
             expect(cases).to_contain_text("PINEAPPLE")
             expect(cases).to_contain_text("apple <script>alert(1)</script>")  # shown, not run
             expect(page.locator("img[src*='lift.png']")).to_be_visible()
+            expect(page.locator("img[src*='frontier.png']")).to_be_visible()
             expect(page.get_by_role("button", name="Push results to the Hub")).to_be_enabled()
 
             # the bar's width eases in (a CSS transition): wait until it is drawn full

@@ -45,6 +45,7 @@ from upskill_hub.cli.eval_options import (
     NoBaselineOpt,
     NoWaitOpt,
     OutputOpt,
+    PilotOpt,
     PriceOpt,
     PrivateOpt,
     PushResultsOpt,
@@ -232,6 +233,7 @@ def eval_command(
     no_wait: NoWaitOpt = False,
     yes: YesOpt = False,
     schedule: ScheduleOpt = None,
+    pilot: PilotOpt = None,
     price: PriceOpt = None,
 ) -> None:
     """Evaluate a skill: pass rate with it in the prompt minus without, per model, with 95% CIs."""

@@ -216,6 +216,14 @@ NoWaitOpt = Annotated[
 YesOpt = Annotated[
     bool, typer.Option("--yes", "-y", help="With --executor jobs: submit without asking.")
 ]
+PilotOpt = Annotated[
+    Path | None,
+    typer.Option(
+        "--pilot",
+        help="With --executor jobs: a finished run folder whose tokens per sample price the "
+        "grid [the latest run of the same skill under --output].",
+    ),
+]
 ScheduleOpt = Annotated[
     str | None,
     typer.Option("--schedule", help="With --executor jobs: re-run on a schedule (@weekly, cron)."),
@@ -269,6 +277,7 @@ class EvalOptions:
     no_wait: bool
     yes: bool
     schedule: str | None
+    pilot: Path | None = None
     price: list[str] | None = None
 
     @property
@@ -291,6 +300,8 @@ class EvalOptions:
             dataset_repo_id(self.push_repo)
         if self.resume is not None and not (self.resume / "run.json").is_file():
             raise UsageError(f"--resume {self.resume}: not a run folder (no run.json)")
+        if self.pilot is not None and not (self.pilot / "summary.json").is_file():
+            raise UsageError(f"--pilot {self.pilot}: not a finished eval run (no summary.json)")
         if self.tests is not None and not self.tests.is_file():
             raise UsageError(f"--tests {self.tests}: no such file")
         if self.executor not in ("local", "jobs"):
@@ -391,6 +402,7 @@ GIVEN: dict[str, Callable[[EvalOptions], object]] = {
     "--no-wait": lambda o: o.no_wait,
     "--artifact-repo": lambda o: o.artifact_repo,
     "--job-image": lambda o: o.job_image,
+    "--pilot": lambda o: o.pilot is not None,
     "--price": lambda o: bool(o.price),
 }
 
@@ -441,6 +453,7 @@ RULES: tuple[Rule, ...] = (
             "--judge-model",
             "--update-skill-card",
             "--executor jobs",
+            "--pilot",
             "--price",
         ),
         "{flags} do(es) not apply to --triggers (a trigger eval)",
@@ -476,7 +489,7 @@ RULES: tuple[Rule, ...] = (
         programs=("jobs-resume",),
     ),
     Rule(
-        ("--schedule", "--no-wait", "--artifact-repo", "--job-image"),
+        ("--schedule", "--no-wait", "--artifact-repo", "--job-image", "--pilot"),
         "{flags} apply only with --executor jobs",
         programs=("local",),
     ),

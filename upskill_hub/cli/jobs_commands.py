@@ -28,6 +28,7 @@ from upskill_hub.errors import ProviderError, UsageError
 if TYPE_CHECKING:
     from upskill_hub.cli.eval_options import EvalOptions
     from upskill_hub.evaluation.config import EvalConfig
+    from upskill_hub.jobs.api_cost import ApiCostEstimate
     from upskill_hub.jobs.drive import RunProgress
     from upskill_hub.jobs.merge import MergeResult
     from upskill_hub.jobs.plan import JobsPlan
@@ -61,7 +62,7 @@ def confirm_or_refuse(yes: bool, question: str) -> None:
         raise UsageError("not submitted (answer y, or pass --yes)")
 
 
-def _print_plan(plan: JobsPlan, concurrency: int) -> None:
+def _print_plan(plan: JobsPlan, concurrency: int, api_cost: ApiCostEstimate | None = None) -> None:
     from upskill_hub.jobs.submit import estimate
 
     err = err_console()
@@ -75,6 +76,8 @@ def _print_plan(plan: JobsPlan, concurrency: int) -> None:
     err.print(f"artifacts: {plan.artifact_repo} (dataset)   image: {plan.image}")
     for line in estimate(plan, concurrency).lines():
         err.print(line)
+    for line in api_cost.lines() if api_cost is not None else []:
+        err.print(safe(line), highlight=False)
 
 
 def _progress_printer() -> tuple[Any, Any]:
@@ -106,7 +109,12 @@ def _progress_printer() -> tuple[Any, Any]:
     return bar, on_progress
 
 
-def _report(result: MergeResult, output_format: OutputFormat, pushed: Any = None) -> None:
+def _report(
+    result: MergeResult,
+    output_format: OutputFormat,
+    pushed: Any = None,
+    api_cost: dict[str, Any] | None = None,
+) -> None:
     from upskill_hub.evaluation.report.table import print_report
 
     data: dict[str, Any] = {
@@ -116,6 +124,8 @@ def _report(result: MergeResult, output_format: OutputFormat, pushed: Any = None
         "missing": result.missing,
         "models": [m.to_dict() for m in result.stats],
     }
+    if api_cost is not None:
+        data["api_cost_estimate"] = api_cost  # what the plan estimated before submitting
     print_run_outcome(
         output_format,
         data,
@@ -172,7 +182,7 @@ def _finish(
         from upskill_hub.publish.results_dataset import push_results
 
         pushed = push_results(run_dir, push_repo, **push)
-    _report(result, output_format, pushed)
+    _report(result, output_format, pushed, plan.api_cost)
     if result.missing:
         failed = [s.id for s in plan.shards if s.state in ("error", "canceled")]
         raise ProviderError(
@@ -196,8 +206,10 @@ def run_on_jobs(
     output_format: OutputFormat,
     push: dict[str, Any] | None,
     push_repo: str | None,
+    pilot: Path | None = None,
 ) -> None:
     """``eval --executor jobs``: plan, estimate, confirm, publish, submit, wait, merge."""
+    from upskill_hub.jobs.api_cost import plan_api_cost
     from upskill_hub.jobs.drive import submit_ready
     from upskill_hub.jobs.keys import plan_secrets
     from upskill_hub.jobs.submit import plan_run, publish_run
@@ -206,7 +218,18 @@ def run_on_jobs(
         skill, cases, config, options, output_root=output_root, repo_id=repo_id, revision=revision
     )
     secrets = plan_secrets(plan.secret_names)  # a missing key fails before the question
-    _print_plan(plan, config.concurrency)
+    api_cost = plan_api_cost(
+        plan,
+        skill.name,
+        output_root=output_root,
+        run_dir=run_dir,
+        pilot=pilot,
+        price_overrides=config.prices,
+        base_url=config.base_url,
+    )
+    plan.api_cost = api_cost.to_dict()
+    plan.save(run_dir)
+    _print_plan(plan, config.concurrency, api_cost)
     try:
         confirm_or_refuse(yes, f"Submit {len(plan.shards)} Job(s)?")
     except UsageError:
@@ -251,6 +274,7 @@ def jobs_eval(
             output_format=options.output_format,
             push=options.push,
             push_repo=options.push_repo,
+            pilot=options.pilot,
         )
         return
     from upskill_hub.jobs.recurring import create_schedule
@@ -330,6 +354,7 @@ def register(app: typer.Typer) -> None:
                 {
                     "run_dir": str(run),
                     "progress": state.__dict__,
+                    "api_cost": plan.api_cost,
                     "shards": [s.__dict__ for s in plan.shards],
                 }
             )

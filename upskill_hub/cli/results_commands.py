@@ -1,5 +1,6 @@
-"""``results push | show | compare | verify | reproduce``: publish a run folder as a Hub
-dataset, read it back, check its figures, replicate a published run.
+"""``results push | show | compare | verify | reproduce | frontier``: publish a run folder as
+a Hub dataset, read it back, check its figures, replicate a published run, and find the
+cheapest model + arm good enough for a target pass rate.
 
 Thin adapter over :mod:`upskill_hub.publish`; datasets and huggingface_hub are imported only
 when a command runs. Errors propagate to ``cli.main``, which prints one line.
@@ -21,10 +22,11 @@ from upskill_hub.cli.eval_options import (
     RunsOpt,
     TimeoutOpt,
 )
-from upskill_hub.cli.output import OutputFormat, console, err_console, print_json
+from upskill_hub.cli.output import OutputFormat, console, err_console, print_json, safe
 from upskill_hub.formatting import ratio
 
 if TYPE_CHECKING:
+    from upskill_hub.publish.frontier import Frontier
     from upskill_hub.publish.reproduce import Reproduction
     from upskill_hub.publish.results_view import ModelComparison, RunResults
     from upskill_hub.publish.summary_text import ModelResult
@@ -262,6 +264,59 @@ def _print_verification(runs: list[RunVerification]) -> None:
             out.print(f"  note: {note}", highlight=False, markup=False, soft_wrap=True)
         for problem in run.problems:
             out.print(f"  ✗ {problem}", highlight=False, markup=False, soft_wrap=True)
+
+
+@results_app.command("frontier")
+def frontier(
+    sources: list[str] = typer.Argument(
+        ..., help="Run folders and/or results datasets NS/NAME[:split]."
+    ),
+    target: float = typer.Option(
+        0.8, "--target", help="The pass rate the lower bound of the 95% interval must reach."
+    ),
+    out: Path = typer.Option(None, "--out", help="Also write the chart (PNG) to this file."),
+    output_format: OutputFormat = FORMAT_OPTION,
+) -> None:
+    """Pass rate against cost per passed case, per model and arm, and the cheapest model + arm
+    whose pass rate reaches the target at its lower bound, with its saving against the best
+    baseline. Unpriced arms are listed, never chosen."""
+    from upskill_hub.publish.frontier import check_target, load_frontier
+
+    result = load_frontier(sources, check_target(target))
+    if out is not None:
+        from upskill_hub.evaluation.report.frontier_chart import write_frontier_chart
+
+        points = [p for p in (e.point() for e in result.entries) if p is not None]
+        unpriced = [e.label for e in result.unpriced]
+        write_frontier_chart(points, out, target=result.target, unpriced=unpriced)
+    if output_format is OutputFormat.json:
+        print_json(result.to_dict())
+        return
+    _print_frontier(result)
+    if out is not None:
+        console().print(f"chart: {out}", highlight=False)
+
+
+def _print_frontier(result: Frontier) -> None:
+    from rich.table import Table
+
+    from upskill_hub.formatting import dollars, dollars_interval, percent, rate, strip_control
+
+    table = Table(title=f"target {percent(result.target)} (lower bound)", title_justify="left")
+    for column in ("model", "arm", "pass rate (95% CI)", "per passed case (95% CI)", "status"):
+        table.add_column(column)
+    for e in result.entries:
+        cost = f"{dollars(e.per_passed)} {dollars_interval(e.per_passed_ci95)}".strip()
+        table.add_row(
+            safe(e.model + (f" ({e.run})" if e.run else "")),
+            e.arm.replace("_", " "),
+            rate(e.pass_rate, e.ci95),
+            cost,
+            e.status(result.target) + (" ← chosen" if e is result.chosen else ""),
+        )
+    out = console()
+    out.print(table)
+    out.print(strip_control(result.sentence), markup=False, highlight=False, soft_wrap=True)
 
 
 def _print_summary(results: RunResults) -> None:

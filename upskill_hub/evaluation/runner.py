@@ -282,6 +282,13 @@ async def _run(
             write_lift_chart(summary.models, folder.chart_file, title=f"{skill.name}: lift")
         except Exception as exc:  # the chart is a nicety; the numbers are in summary.json
             result.warnings.append(f"lift.png not written: {type(exc).__name__}: {exc}")
+        try:
+            from upskill_hub.evaluation.report.frontier_chart import write_run_frontier_chart
+
+            title = f"{skill.name}: pass rate vs cost per passed case"
+            write_run_frontier_chart(summary.models, folder.frontier_chart_file, title=title)
+        except Exception as exc:  # as lift.png: the figures are in summary.json
+            result.warnings.append(f"frontier.png not written: {type(exc).__name__}: {exc}")
     return result
 
 

@@ -4,6 +4,7 @@ huggingface_hub is imported only inside functions.
 
 - :mod:`.plan`: the grid cut into shards, and its state (``jobs.json``);
 - :mod:`.cost`: flavor price x estimated minutes;
+- :mod:`.api_cost`: model API cost: tokens of a prior run x prices x grid size;
 - :mod:`.keys`: which secrets a shard needs;
 - :mod:`.artifacts`: the artifact dataset: where each file of a run lives, Hub calls on it;
 - :mod:`.submit`: the artifact repo filled and one ``run_job`` per shard;

@@ -4,8 +4,9 @@
 their outputs), writes ``samples.jsonl`` in the local run's order (model, case, run, arm),
 then ``summary.json`` (the same statistics as a local run: each model's from a small record per
 sample of that model only, Holm-adjusted across models at the end; the counts streamed back
-from the merged file), ``lift.png``, and updates ``run.json``. A shard is not trusted to grade:
-a sample whose outcome does not follow from its assertion results (by the runner's own rule,
+from the merged file), ``lift.png`` (and ``frontier.png`` when prices are known), and updates
+``run.json``. A shard is not trusted to grade: a sample whose outcome does not follow from its
+assertion results (by the runner's own rule,
 :func:`~upskill_hub.evaluation.assertions.outcome_of`; an ``error`` has no results) is
 re-graded by that rule and counted in :attr:`MergeResult.regraded` (a forged or corrupted
 shard: ``pass`` with no assertion passed is a ``fail``). The checks are not re-run. A key no
@@ -264,6 +265,10 @@ def merge_run(plan: JobsPlan, run_dir: Path, hub: Hub | None = None) -> MergeRes
             from upskill_hub.evaluation.report.chart import write_lift_chart
 
             write_lift_chart(summary.models, folder.chart_file, title=f"{info.skill.name}: lift")
-        except Exception:  # the chart is a nicety; the numbers are in summary.json
+            from upskill_hub.evaluation.report.frontier_chart import write_run_frontier_chart
+
+            title = f"{info.skill.name}: pass rate vs cost per passed case"
+            write_run_frontier_chart(summary.models, folder.frontier_chart_file, title=title)
+        except Exception:  # the charts are a nicety; the numbers are in summary.json
             pass
     return MergeResult(folder.path, summary, stats, expected, missing, errors, regraded)

@@ -94,6 +94,9 @@ class JobsPlan:
     secret_names: dict[str, list[str]] = field(default_factory=dict)
     commit_every_s: float = 30.0
     wheel: str | None = None
+    #: The API-cost estimate made with the plan (``ApiCostEstimate.to_dict()`` of
+    #: :mod:`upskill_hub.jobs.api_cost`; ``usd`` null when unknown).
+    api_cost: dict[str, Any] | None = None
     format: int = PLAN_FORMAT
 
     @property

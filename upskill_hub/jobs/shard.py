@@ -139,11 +139,15 @@ def run_shard(
         from upskill_hub.jobs.vllm import start_vllm
 
         server, base_url = start_vllm(model)
+    # the run's prices, of this shard's model only (a price for a model a run does not
+    # evaluate is refused); the merge prices the whole run from run.json again
+    ids = {model, plan.model_ids.get(shard.model, shard.model)}
     config = replace(
         config,
         models=[model],
         base_url=base_url,
         api_key=os.environ.get(API_KEY_ENV) or None,
+        prices={m: p for m, p in config.prices.items() if m in ids},
     )
     skill = load_skill(skill_dir / prefix / "skill", with_tests=False)
     info = RunFolder(parent).read_info().skill

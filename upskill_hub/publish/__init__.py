@@ -10,6 +10,7 @@ section. Exports load lazily.
 - :mod:`.summary_text`: summary rows per model and how their numbers are written;
 - :mod:`.results_view`: published or local results read back (``load_results``,
   ``compare_results``);
+- :mod:`.frontier`: the cheapest model + arm reaching a target pass rate, and its saving;
 - :mod:`.dataset_push`: what publishing any run folder to a results dataset needs;
 - :mod:`.results_signing`: a published split signed (``results push --sign``) and checked;
 - :mod:`.reproduce`: a published run re-run on a model and published as its replication

@@ -186,6 +186,7 @@ def plan_eval(
         agent=AgentSettings() if mode == AGENT else None,
         # a skill's judge runs only on the visitor's provider and key (never the Space's keys)
         judge_scope="run" if settings.hosted else "any",
+        prices=dict(settings.prices),
     )
     config.validate()
     secrets = tuple(s for s in (api_key, oauth_token) if s)

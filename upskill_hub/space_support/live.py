@@ -19,6 +19,7 @@ from typing import Any
 from upskill_hub.errors import UsageError
 from upskill_hub.evaluation.assertions.tool_slots import HOSTED_MAX_TIMEOUT_S, compile_policy
 from upskill_hub.evaluation.eval_result import EvalResult, Progress
+from upskill_hub.evaluation.run.folder import FRONTIER_CHART_FILE
 from upskill_hub.evaluation.runner import evaluate
 from upskill_hub.evaluation.types import Sample
 from upskill_hub.secrets import Redactor
@@ -88,6 +89,8 @@ class EvalView:
     summary: list[list[str]] = field(default_factory=list)
     cases_html: str = ""
     chart: Path | None = None
+    #: frontier.png (pass rate against cost per passed case), when the run was priced
+    frontier_chart: Path | None = None
     run_dir: Path | None = None
     finished: bool = False
     error: str | None = None
@@ -268,6 +271,7 @@ def _final(
     if digest:
         lines.append(digest)
     chart = result.run_dir / "lift.png"
+    frontier = result.run_dir / FRONTIER_CHART_FILE
     return EvalView(
         status="\n\n".join(lines),
         done=len(result.samples),
@@ -275,6 +279,7 @@ def _final(
         summary=rows,
         cases_html=tables.cases_html(cases, result.samples, redact=redactor),
         chart=chart if chart.is_file() else None,
+        frontier_chart=frontier if frontier.is_file() else None,
         run_dir=result.run_dir,
         finished=True,
         error=None,

@@ -12,8 +12,12 @@ from __future__ import annotations
 import os
 import tempfile
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from upskill_hub.evaluation.pricing import Price
 
 #: Where a local app writes run folders unless ``UPSKILL_HUB_SPACE_RUNS`` says otherwise.
 RUNS_ENV = "UPSKILL_HUB_SPACE_RUNS"
@@ -41,6 +45,9 @@ class SpaceSettings:
     queue_concurrency: int
     per_visitor: int
     space_id: str | None = None
+    #: Prices the app's owner gives (canonical model id -> price), over the built-in table: a
+    #: run of a priced model gets cost figures and frontier.png.
+    prices: Mapping[str, Price] = field(default_factory=dict)
 
     @classmethod
     def for_mode(

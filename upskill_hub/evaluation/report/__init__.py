@@ -2,5 +2,6 @@
 
 - :mod:`.table`: the eval results table, from summary.json's ``models``;
 - :mod:`.triggers`: a trigger eval's tables, from trigger_summary.json's ``models``;
-- :mod:`.chart`: lift.png, pass rate per model and arm with 95% intervals.
+- :mod:`.chart`: lift.png, pass rate per model and arm with 95% intervals;
+- :mod:`.frontier_chart`: frontier.png, pass rate against cost per passed case.
 """

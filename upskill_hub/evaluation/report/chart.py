@@ -66,7 +66,8 @@ def preload_after_first_call(callback: Callable[..., None] | None) -> Callable[.
     return wrapped
 
 
-def _wait_for_preload() -> None:
+def wait_for_preload() -> None:
+    """Block until a :func:`preload` under way has finished (at once when none was started)."""
     with _preload_lock:
         preloader = _preloader
     if preloader is not None:
@@ -88,7 +89,7 @@ def _bar(arm: dict[str, Any] | None) -> tuple[float, float, float]:
 
 def render_lift_chart(models: Sequence[dict[str, Any]], *, title: str = "Skill lift") -> bytes:
     """PNG bytes of the chart for summary.json's ``models`` list."""
-    _wait_for_preload()
+    wait_for_preload()
     import matplotlib
 
     matplotlib.use("Agg", force=True)

@@ -25,6 +25,9 @@ Layout (``FORMAT_VERSION`` 1)::
                       "expected_samples", "errors", "skipped_assertions", "generated_at",
                       "models": [ModelStats.to_dict(), ...]}.
       lift.png        baseline vs with-skill pass rate per model with 95% CI error bars.
+      frontier.png    pass rate against cost per passed case per model and arm; written only
+                      when at least one arm is priced
+                      (:mod:`upskill_hub.evaluation.report.frontier_chart`).
       benchmark.json  the run in the agentskills.io guide's format
                       (:mod:`upskill_hub.evaluation.run.benchmark_json`).
 
@@ -60,6 +63,7 @@ TESTS_FILE = "tests.json"
 SAMPLES_FILE = "samples.jsonl"
 SUMMARY_FILE = "summary.json"
 CHART_FILE = "lift.png"
+FRONTIER_CHART_FILE = "frontier.png"
 
 
 def utc_now() -> str:
@@ -140,6 +144,10 @@ class RunFolder:
     @property
     def summary_file(self) -> Path:
         return self.path / SUMMARY_FILE
+
+    @property
+    def frontier_chart_file(self) -> Path:
+        return self.path / FRONTIER_CHART_FILE
 
     @property
     def chart_file(self) -> Path:
