@@ -301,7 +301,7 @@ class Models(BaseHTTPRequestHandler):
         pass
 
 
-HTTPServer(("127.0.0.1", int(sys.argv[-1])), Models).serve_forever()
+HTTPServer(("127.0.0.1", int(sys.argv[sys.argv.index("--port") + 1])), Models).serve_forever()
 """
 
 
@@ -321,9 +321,8 @@ def test_start_vllm_serves_the_model_a_vllm_string_names(
     process, url = start_vllm("vllm:org/model", port=port, timeout_s=60)
     try:
         assert url == f"http://127.0.0.1:{port}/v1"
-        assert json.loads(log.read_text()) == [
-            *["serve", "org/model", "--host", "127.0.0.1", "--port", str(port)]
-        ]
+        argv = json.loads(log.read_text())
+        assert argv[:6] == ["serve", "org/model", "--host", "127.0.0.1", "--port", str(port)]
     finally:
         process.terminate()
         process.wait(timeout=10)

@@ -73,13 +73,14 @@ def _models(info: Any) -> dict[str, dict[str, Any]]:
     return {m["model"]: m for m in skill["evidence"]["models"]}
 
 
-def _rewrite_samples(dataset: str, split: str) -> None:
-    """Someone with write access and no key pushes the samples split again, outputs blanked,
+def _rewrite_samples(dataset: str, split: str, *, blank: bool = True) -> None:
+    """Someone with write access and no key pushes the samples split again, outputs blanked
+    (or, ``blank=False``, each given a line that changes no grade, so the run still verifies),
     through the same ``datasets`` writer ``results push`` uses."""
     hub = Hub()
     rows = load_split_rows(hub, dataset, "samples", split)
     for row in rows:
-        row["output"] = ""
+        row["output"] = "" if blank else f"{row['output']}\n(edited)"
     push_config_rows(hub, dataset, "samples", config_schema("samples"), rows, split, None)
 
 
@@ -229,7 +230,7 @@ def test_require_signed_results_accepts_only_what_a_trusted_key_signed(
     assert without.returncode == 2
     assert "--require-signed-results applies only with --require-lift" in without.stderr
 
-    _rewrite_samples(skill_repo.dataset, split)
+    _rewrite_samples(skill_repo.dataset, split, blank=False)  # still verifies: only the key says
     refused = run_cli(*args, "--trusted-key", owner.source, cwd=project)
     assert refused.returncode == 1, refused.stderr
     [skill] = json.loads(refused.stdout)["skills"]

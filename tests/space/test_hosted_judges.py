@@ -56,7 +56,7 @@ def evaluate(url: str, repo_id: str) -> tuple[str, str]:
     from gradio_client import Client
 
     client = Client(url, verbose=False)
-    _, status, _, _, cases = client.predict(
+    _, status, _, _, _, cases = client.predict(
         repo_id,
         "Hugging Face Inference Providers",
         "org/model",

@@ -418,6 +418,14 @@ _PRICED_COLUMNS = frozenset(
     }
 )
 
+#: Summary columns runs published before costs and prompt caching lack (null in their rows).
+_LATER_COLUMNS = _PRICED_COLUMNS | {
+    "cached_input_tokens",
+    "cache_write_tokens",
+    "token_ratio_input",
+    "token_ratio_output",
+}
+
 
 def _rows_problems(
     summary_rows: Sequence[Mapping[str, Any]], samples: Sequence[Sample]
@@ -451,6 +459,8 @@ def _rows_problems(
                 continue
             if column in _PRICED_COLUMNS and mine[column] is None:
                 continue  # the prices a run used are in its run.json, not in its rows
+            if column in _LATER_COLUMNS and theirs[column] is None:
+                continue  # published before the column existed
             said, given = theirs[column], mine[column]
             if column == "errors" and isinstance(said, int) and isinstance(given, int):
                 if 0 <= said <= given:  # prompt rejections are errored samples, counted apart

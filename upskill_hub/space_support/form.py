@@ -18,17 +18,26 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from upskill_hub.backoff import RetryPolicy
 from upskill_hub.errors import UsageError
 from upskill_hub.evaluation.agent.settings import AgentSettings
 from upskill_hub.evaluation.config import EvalConfig, default_max_tokens
 from upskill_hub.evaluation.judges import planned_requests
-from upskill_hub.evaluation.providers.resolve import parse_model, with_kind, without_kind
+from upskill_hub.evaluation.providers.resolve import (
+    canonical_model_id,
+    parse_model,
+    with_kind,
+    without_kind,
+)
 from upskill_hub.evaluation.types import GenerationParams
 from upskill_hub.skill.testcases import TestCase
 from upskill_hub.space_support.network import Resolver, ssrf_guarded_url
 from upskill_hub.space_support.settings import SpaceSettings
+
+if TYPE_CHECKING:
+    from upskill_hub.evaluation.pricing import Price
 
 HF = "Hugging Face Inference Providers"
 OPENAI = "OpenAI-compatible"
@@ -186,11 +195,18 @@ def plan_eval(
         agent=AgentSettings() if mode == AGENT else None,
         # a skill's judge runs only on the visitor's provider and key (never the Space's keys)
         judge_scope="run" if settings.hosted else "any",
-        prices=dict(settings.prices),
+        prices=_prices_for(spec, base_url, settings),
     )
     config.validate()
     secrets = tuple(s for s in (api_key, oauth_token) if s)
     return EvalPlan(skill=skill, model_spec=spec, config=config, secrets=secrets)
+
+
+def _prices_for(spec: str, base_url: str | None, settings: SpaceSettings) -> dict[str, Price]:
+    """The owner's price of the model this run evaluates, if the owner priced it (a price for
+    another model would be refused by the run's config)."""
+    names = {spec, canonical_model_id(spec, base_url)}
+    return {m: p for m, p in settings.prices.items() if m in names}
 
 
 def check_size(plan: EvalPlan, cases: Sequence[TestCase], settings: SpaceSettings) -> None:
