@@ -16,6 +16,7 @@ from tests.cli_runner import run_cli
 from tests.publish.run_folders import make_run_folder
 from upskill_hub.evaluation.config import EvalConfig
 from upskill_hub.evaluation.runner import evaluate
+from upskill_hub.evaluation.stats.summarize import STATS_VERSION
 from upskill_hub.hub.client import Hub
 from upskill_hub.publish.dataset_push import load_splits, push_config_rows
 from upskill_hub.publish.results_dataset import push_results
@@ -265,3 +266,31 @@ def test_a_summary_without_its_holm_interval_is_caught(tmp_path: Path) -> None:
     result = verify_run_dir(run_dir)
     assert result.status == "inconsistent"
     assert any("with_skill: lift_ci_low says" in p for p in result.problems)
+
+
+@pytest.mark.slow
+def test_intervals_are_checked_only_in_rows_of_this_stats_version(
+    published: tuple[str, str, Path],
+) -> None:
+    dataset, split, _ = published
+    honest = _rows(dataset, "summary", split)
+    assert {row["stats_version"] for row in honest} == {STATS_VERSION}
+
+    def published_as(**edit: Any) -> dict[str, Any]:
+        _repush(dataset, "summary", split, [{**row, **edit} for row in honest])
+        return _verify(f"{dataset}:{split}")[1]
+
+    # this version's rows: a narrowed interval is a forgery
+    data = published_as(lift_ci_low=0.99)
+    assert data["status"] == "inconsistent"
+    assert any("lift_ci_low says 0.99" in p for p in _problems(data))
+    # rows of an older (unrecorded) version: their intervals are that version's, so the figure
+    # is only reported, with a note saying why; dropping the version to dodge the interval check
+    # buys no more than that
+    data = published_as(lift_ci_low=0.99, stats_version=None)
+    [run] = data["runs"]
+    assert data["status"] == "reported" and run["problems"] == []
+    assert any("intervals and verdict are the publisher's" in n for n in run["notes"])
+    # ... and the arithmetic is still checked in them
+    data = published_as(lift=0.9, stats_version=None)
+    assert data["status"] == "inconsistent"

@@ -129,6 +129,7 @@ def summary_rows(record: RunRecord, redactor: Redactor | None = None) -> list[di
         "started_at": record.info.started_at,
         "finished_at": record.info.finished_at,
         "tool_version": _tool_version(record),
+        "stats_version": summary.stats_version,
     }
     return [redactor.scrub(row) for model in summary.models for row in model_rows(model, base, run)]
 

@@ -34,7 +34,7 @@ its worst model's. None of this says which model produced the answers.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
@@ -83,6 +83,7 @@ _ROW_META = frozenset(
         "started_at",
         "finished_at",
         "tool_version",
+        "stats_version",
     }
 )
 
@@ -160,8 +161,13 @@ def verify_rows(
         raise VerificationUndeterminedError("no samples to verify the summary against")
     run_problems: list[str] = []
     samples = _samples_of(sample_rows, run_problems)
-    recomputed, by_model = _rows_problems(summary_rows, samples)
+    recomputed, by_model, unchecked = _rows_problems(summary_rows, samples)
     notes = [] if tests is not None else ["no test cases with the run: nothing re-graded"]
+    notes += [
+        f"{m}: published without this version's stats_version: its intervals and verdict are "
+        "the publisher's"
+        for m in sorted(unchecked)
+    ]
     return _verify(
         samples,
         run_problems + recomputed,
@@ -169,6 +175,7 @@ def verify_rows(
         None if tests is None else tests.cases,
         compile=compile,
         notes=notes,
+        reported=unchecked,
     )
 
 
@@ -190,7 +197,8 @@ def verify_run_dir(run_dir: Path, *, compile: bool = False) -> RunVerification:
     if record.summary is not None and not run_problems:  # and the rows push would publish
         from upskill_hub.publish.summary_text import model_rows
 
-        rows = [r for m in record.summary.models for r in model_rows(m, {}, {})]
+        run = {"stats_version": record.summary.stats_version}
+        rows = [r for m in record.summary.models for r in model_rows(m, {}, run)]
         for model, problems in _rows_problems(rows, record.samples)[1].items():
             by_model.setdefault(model, []).extend(problems)
     listed = [c.id for c in record.cases]
@@ -427,12 +435,19 @@ _LATER_COLUMNS = _PRICED_COLUMNS | {
 }
 
 
+#: Summary columns whose value depends on the statistics version (interval methods, the
+#: verdict's rules): compared only in rows of this version.
+_METHOD_COLUMNS = frozenset({"ci_low", "ci_high", "lift_ci_low", "lift_ci_high", "verdict"})
+
+
 def _rows_problems(
     summary_rows: Sequence[Mapping[str, Any]], samples: Sequence[Sample]
-) -> tuple[list[str], dict[str, list[str]]]:
+) -> tuple[list[str], dict[str, list[str]], set[str]]:
     """Published summary rows against the rows the samples give (the same function builds
-    both, :func:`~upskill_hub.publish.summary_text.model_rows`)."""
-    from upskill_hub.evaluation.stats.summarize import summarize
+    both, :func:`~upskill_hub.publish.summary_text.model_rows`), and the models whose
+    intervals and verdict were left unchecked: rows of another (or an unrecorded)
+    ``stats_version`` hold another version's intervals, compared by nobody."""
+    from upskill_hub.evaluation.stats.summarize import STATS_VERSION, summarize
     from upskill_hub.publish.run_consistency import same_figure, shown_value
     from upskill_hub.publish.summary_text import model_rows
 
@@ -448,15 +463,21 @@ def _rows_problems(
             run.append(f"summary: {key[0]} {key[1]} published twice")
         claimed[key] = entry
     per_model: dict[str, list[str]] = {m: [] for m, _ in ours}
+    unchecked: set[str] = set()
     for key in sorted(set(claimed) - set(ours)):
         run.append(f"summary: {key[0]} {key[1]} has no samples")
     for key in sorted(set(ours) - set(claimed)):
         per_model[key[0]].append(f"summary: {key[0]} {key[1]}: samples but no summary row")
     for key in sorted(set(ours) & set(claimed)):
         mine, theirs = ours[key], claimed[key]
+        current = theirs.get("stats_version") == STATS_VERSION
+        if not current:
+            unchecked.add(key[0])
         for column in mine:
             if column in _ROW_META or column not in theirs:
                 continue
+            if column in _METHOD_COLUMNS and not current:
+                continue  # another version's intervals: not this version's to recompute
             if column in _PRICED_COLUMNS and mine[column] is None:
                 continue  # the prices a run used are in its run.json, not in its rows
             if column in _LATER_COLUMNS and theirs[column] is None:
@@ -471,7 +492,7 @@ def _rows_problems(
                 f"summary: {key[0]} {key[1]}: {column} says {shown_value(said)}, "
                 f"the samples give {shown_value(given)}"
             )
-    return run, per_model
+    return run, per_model, unchecked
 
 
 # --------------------------------------------------------------------------- re-grading
@@ -485,7 +506,10 @@ def _verify(
     *,
     compile: bool,
     notes: Iterable[str] = (),
+    reported: Collection[str] = (),
 ) -> RunVerification:
+    """The levels: ``reported`` models (figures left to the publisher's word) are at most
+    ``reported``."""
     tallies: dict[str, _Tally] = {}
     for sample in samples:
         tallies.setdefault(sample.model, _Tally())
@@ -497,7 +521,7 @@ def _verify(
     for model, tally in tallies.items():
         if tally.problems or run_problems:
             level: Level = "inconsistent"
-        elif cases is None or tally.regraded == 0 or tally.not_regradable:
+        elif cases is None or tally.regraded == 0 or tally.not_regradable or model in reported:
             level = "reported"
         else:
             level = "verified"
