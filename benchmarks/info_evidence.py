@@ -39,7 +39,11 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from benchmarks.install_locked import Requests, _free_port, counting_hub  # noqa: E402
+from benchmarks.install_locked import (  # noqa: E402
+    Requests,
+    counting_hub,
+    local_hub_environment,
+)
 from tests.support.honest_runs import contains_case, write_run_folder  # noqa: E402
 
 MODELS = ("openai:gpt-4.1-mini", "anthropic:claude-haiku-4-5", "vllm:qwen3-8b")
@@ -127,16 +131,7 @@ def main() -> int:
         return 0
 
     work = Path(tempfile.mkdtemp(prefix="upskill-bench-"))
-    port = _free_port()
-    os.environ.update(
-        HF_ENDPOINT=f"http://127.0.0.1:{port}",
-        HF_HUB_DISABLE_XET="1",
-        HF_HOME=str(work / "hf-home"),
-        HF_TOKEN="hf_local_benchmark",
-        HF_HUB_DISABLE_PROGRESS_BARS="1",
-        HF_HUB_DISABLE_TELEMETRY="1",
-    )
-    os.environ.pop("HF_HUB_OFFLINE", None)
+    port = local_hub_environment(work)
     seen = Requests()
     try:
         with counting_hub(work / "hub-data", port, seen):

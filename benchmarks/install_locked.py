@@ -62,6 +62,22 @@ class Requests:
         return snapshot
 
 
+def local_hub_environment(work: Path) -> int:
+    """Point huggingface_hub (and ``datasets``) at a local server on a free port, with a cache
+    under ``work`` and a local token; returns the port."""
+    port = _free_port()
+    os.environ.update(
+        HF_ENDPOINT=f"http://127.0.0.1:{port}",
+        HF_HUB_DISABLE_XET="1",
+        HF_HOME=str(work / "hf-home"),
+        HF_TOKEN="hf_local_benchmark",
+        HF_HUB_DISABLE_PROGRESS_BARS="1",
+        HF_HUB_DISABLE_TELEMETRY="1",
+    )
+    os.environ.pop("HF_HUB_OFFLINE", None)
+    return port
+
+
 @contextmanager
 def counting_hub(data_dir: Path, port: int, seen: Requests) -> Iterator[str]:
     """The local Hub app under uvicorn, every request counted before it is served."""
@@ -98,16 +114,7 @@ def main() -> int:
     args = parser.parse_args()
 
     work = Path(tempfile.mkdtemp(prefix="upskill-bench-"))
-    port = _free_port()
-    os.environ.update(
-        HF_ENDPOINT=f"http://127.0.0.1:{port}",
-        HF_HUB_DISABLE_XET="1",
-        HF_HOME=str(work / "hf-home"),
-        HF_TOKEN="hf_local_benchmark",
-        HF_HUB_DISABLE_PROGRESS_BARS="1",
-        HF_HUB_DISABLE_TELEMETRY="1",
-    )
-    os.environ.pop("HF_HUB_OFFLINE", None)
+    port = local_hub_environment(work)
     seen = Requests()
     try:
         with counting_hub(work / "hub-data", port, seen):

@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 
 from tests.cli_runner import run_cli
+from tests.support.canary_skill import AGENT, FACT, answer_from, write_canary_skill
 from tests.support.llm_servers import (
     FakeLLMServer,
     ToolCallReply,
@@ -36,17 +37,7 @@ from upskill_hub.publish.results_dataset import check_rows, sample_rows
 from upskill_hub.skill.model import Skill, load_skill
 from upskill_hub.skill.testcases import TestCase
 
-FACT = "ZORBLAX-4417"
 SECRET = "TOP-SECRET-8c1f2e77"
-SKILL_MD = """---
-name: canary-refs
-description: Knows the Zorblax code. Use when asked about the Zorblax code.
----
-
-# Canary
-
-The code is written in references/answer.md; read it before answering.
-"""
 
 Server = Callable[..., AbstractContextManager[FakeLLMServer]]
 SERVERS: dict[str, tuple[Server, str]] = {
@@ -55,19 +46,9 @@ SERVERS: dict[str, tuple[Server, str]] = {
 }
 
 
-def answer_from(texts: list[str]) -> str:
-    return f"The code is {FACT}." if any(FACT in t for t in texts) else "No idea."
-
-
-AGENT = skill_agent("canary-refs", reads=("references/answer.md",), answer=answer_from)
-
-
 @pytest.fixture
 def skill(tmp_path: Path) -> Skill:
-    folder = tmp_path / "canary-refs"
-    (folder / "references").mkdir(parents=True)
-    (folder / "SKILL.md").write_text(SKILL_MD)
-    (folder / "references" / "answer.md").write_text(f"The Zorblax code is {FACT}.\n")
+    folder = write_canary_skill(tmp_path)
     (tmp_path / "secret.txt").write_text(SECRET)
     os.symlink(tmp_path / "secret.txt", folder / "references" / "leak.md")
     return load_skill(folder, with_tests=False)

@@ -12,13 +12,13 @@ from typing import Any
 import pytest
 
 from tests.cli_runner import run_cli
+from tests.support.canary_skill import AGENT, FACT, write_canary_skill
 from tests.support.llm_servers import (
     FakeLLMServer,
     PromptCache,
     RecordedRequest,
     anthropic_server,
     openai_server,
-    skill_agent,
 )
 from upskill_hub.backoff import RetryPolicy
 from upskill_hub.evaluation.agent import AgentSettings
@@ -32,33 +32,13 @@ from upskill_hub.evaluation.types import GenerationParams, Sample, Usage
 from upskill_hub.skill.model import Skill, load_skill
 from upskill_hub.skill.testcases import TestCase
 
-FACT = "ZORBLAX-4417"
-SKILL_MD = """---
-name: canary-refs
-description: Knows the Zorblax code. Use when asked about the Zorblax code.
----
-
-# Canary
-
-The code is written in references/answer.md; read it before answering.
-"""
 EPHEMERAL = {"type": "ephemeral"}
 FIXTURE_0_1 = Path(__file__).resolve().parents[1] / "fixtures" / "run_folder_0_1" / "run"
 
 
-def answer_from(texts: list[str]) -> str:
-    return f"The code is {FACT}." if any(FACT in t for t in texts) else "No idea."
-
-
-AGENT = skill_agent("canary-refs", reads=("references/answer.md",), answer=answer_from)
-
-
 @pytest.fixture
 def skill(tmp_path: Path) -> Skill:
-    folder = tmp_path / "canary-refs"
-    (folder / "references").mkdir(parents=True)
-    (folder / "SKILL.md").write_text(SKILL_MD)
-    (folder / "references" / "answer.md").write_text(f"The Zorblax code is {FACT}.\n")
+    folder = write_canary_skill(tmp_path)
     return load_skill(folder, with_tests=False)
 
 
